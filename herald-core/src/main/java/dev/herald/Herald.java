@@ -1,0 +1,390 @@
+package dev.herald;
+
+import dev.herald.channel.local.LocalChannel;
+import dev.herald.engine.DeliveryEngine;
+import dev.herald.engine.EngineSettings;
+import dev.herald.spi.Channel;
+import dev.herald.spi.NoticeStore;
+import dev.herald.store.jdbc.JdbcNoticeStore;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.random.RandomGenerator;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcConnectionPool;
+
+/**
+ * Herald: reliable notices and delayed callbacks. Build one per application with {@link
+ * #builder()}, {@link #start()} it, and {@link #close()} it on the way out.
+ *
+ * <pre>{@code
+ * Herald herald = Herald.builder()
+ *     .h2File(Path.of("data/herald"))
+ *     .define(NoticeDefinition.builder("order-paid").handler("notify-merchant").retry("5s, 5m, 1h").build())
+ *     .handler("notify-merchant", ctx -> DeliveryResult.delivered())
+ *     .build()
+ *     .start();
+ * herald.inTransaction(tx -> {
+ *   // ... business writes with tx.connection() ...
+ *   return tx.enqueue("order-paid", "{\"order\":42}");
+ * });
+ * }</pre>
+ */
+public final class Herald implements AutoCloseable {
+  private final DeliveryEngine engine;
+  private final DataSource dataSource;
+  private final Clock clock;
+  private final AutoCloseable ownedPool;
+
+  private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool) {
+    this.engine = engine;
+    this.dataSource = dataSource;
+    this.clock = clock;
+    this.ownedPool = ownedPool;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts claiming and delivering. Returns this, for chaining. */
+  public Herald start() {
+    engine.start();
+    return this;
+  }
+
+  public boolean isRunning() {
+    return engine.isRunning();
+  }
+
+  /** Stops gracefully (see {@link EngineSettings#shutdownTimeout()}) and closes the pool Herald opened. */
+  @Override
+  public void close() {
+    engine.close();
+    if (ownedPool != null) {
+      try {
+        ownedPool.close();
+      } catch (Exception e) {
+        throw new HeraldException("cannot close Herald's connection pool", e);
+      }
+    }
+  }
+
+  /** Stored definitions. */
+  public Definitions definitions() {
+    return engine.definitions();
+  }
+
+  /** What operators do: search, detail, resend, cancel, confirm, recover. */
+  public NoticeOperations operations() {
+    return engine;
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  public EngineSettings settings() {
+    return engine.settings();
+  }
+
+  // ---------------------------------------------------------------- enqueue
+
+  /** Enqueues in a transaction of Herald's own and commits it; the notice is due at its fire time. */
+  public Notice enqueue(NoticeRequest request) {
+    return enqueueAll(List.of(request)).getFirst();
+  }
+
+  public Notice enqueue(String definition, String payload) {
+    return enqueue(NoticeRequest.of(definition, payload));
+  }
+
+  /** Enqueues several notices in one transaction; if one is invalid, none is written. */
+  public List<Notice> enqueueAll(List<NoticeRequest> requests) {
+    return inTransaction(tx -> tx.enqueueAll(requests));
+  }
+
+  /**
+   * Writes a notice with the caller's connection, inside the caller's transaction, and does not
+   * commit. If the caller rolls back, it is never delivered; if it commits, the next poll delivers
+   * it (at most {@link EngineSettings#pollInterval()} later). To have it delivered right after the
+   * commit instead, use {@link #inTransaction} or {@link #join}.
+   */
+  public Notice enqueue(Connection connection, NoticeRequest request) {
+    return engine.write(connection, List.of(request), false).getFirst().notice();
+  }
+
+  /** Joins a transaction the caller controls; see {@link NoticeTransaction}. */
+  public NoticeTransaction join(Connection connection) {
+    return new NoticeTransaction(engine, connection);
+  }
+
+  /**
+   * Runs {@code work} in one transaction on a connection from Herald's data source: the caller's
+   * business writes (through {@code tx.connection()}) and its notices commit together. After the
+   * commit the notices fire at once; if {@code work} throws, everything rolls back and the
+   * exception is rethrown (checked ones wrapped in {@link HeraldException}).
+   */
+  public <T> T inTransaction(TransactionWork<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(false);
+      NoticeTransaction tx = join(c);
+      T result;
+      try {
+        result = work.run(tx);
+        c.commit();
+      } catch (Exception e) {
+        try {
+          c.rollback();
+        } catch (SQLException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        tx.afterRollback();
+        if (e instanceof RuntimeException re) {
+          throw re;
+        }
+        throw new HeraldException("transaction failed: " + e.getMessage(), e);
+      } finally {
+        c.setAutoCommit(auto);
+      }
+      tx.afterCommit();
+      return result;
+    } catch (SQLException e) {
+      throw new StoreException("cannot run transaction: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs, on the calling thread, one attempt of every notice due by the clock's current time and
+   * records the outcomes. For tests (with a settable clock) and tools; only on a Herald that was
+   * not started. Returns the number of attempts.
+   */
+  public int runDue() {
+    return engine.runDue();
+  }
+
+  /** Purges finished notices older than the history retention now; returns how many. */
+  public int purgeHistory() {
+    return engine.purgeHistoryNow();
+  }
+
+  /** Configures a Herald. Every setting has a default; {@link #build()} names the first bad one. */
+  public static final class Builder {
+    private DataSource dataSource;
+    private Path h2File;
+    private Clock clock = Clock.systemUTC();
+    private RandomGenerator random = new Random();
+    private NoticeStore store;
+    private final List<NoticeDefinition> definitions = new ArrayList<>();
+    private final Map<String, NoticeHandler> handlers = new LinkedHashMap<>();
+    private final List<Channel> channels = new ArrayList<>();
+    private final List<HeraldListener> listeners = new ArrayList<>();
+    private String nodeId = defaultNodeId();
+    private Duration pollInterval = Duration.ofSeconds(1);
+    private Duration lookAhead = Duration.ofSeconds(5);
+    private Duration lease = Duration.ofSeconds(30);
+    private int claimBatch = 500;
+    private int maxHeld = 10_000;
+    private int maxConcurrentDeliveries = 64;
+    private Duration deliveryTimeout = Duration.ofMinutes(5);
+    private int writeBatch = 1_000;
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+    private Duration historyRetention = Duration.ofDays(30);
+    private Duration housekeepingInterval = Duration.ofMinutes(10);
+    private int maxPayloadBytes = 1 << 20;
+
+    private Builder() {}
+
+    /** The database to use: the application's own, so that notices join its transactions. */
+    public Builder dataSource(DataSource ds) {
+      this.dataSource = ds;
+      return this;
+    }
+
+    /** The embedded default: an H2 database in files at {@code path} (created if missing). */
+    public Builder h2File(Path path) {
+      this.h2File = path;
+      return this;
+    }
+
+    public Builder clock(Clock c) {
+      this.clock = c;
+      return this;
+    }
+
+    /** Source of retry jitter; seed it in tests. */
+    public Builder random(RandomGenerator r) {
+      this.random = r;
+      return this;
+    }
+
+    /** Replaces the JDBC store (a custom {@link NoticeStore}); the data source still serves transactions. */
+    public Builder store(NoticeStore s) {
+      this.store = s;
+      return this;
+    }
+
+    /** A definition saved (created or replaced) at build time. */
+    public Builder define(NoticeDefinition definition) {
+      definitions.add(definition);
+      return this;
+    }
+
+    /** An in-process handler, bound by name to definitions with {@code .handler(name)}. */
+    public Builder handler(String name, NoticeHandler handler) {
+      if (name == null || name.isBlank()) {
+        throw new InvalidInputException("handler", "name must not be blank");
+      }
+      if (handlers.putIfAbsent(name, handler) != null) {
+        throw new InvalidInputException("handler", "two handlers named '" + name + "'");
+      }
+      return this;
+    }
+
+    public Builder channel(Channel channel) {
+      channels.add(channel);
+      return this;
+    }
+
+    public Builder listener(HeraldListener listener) {
+      listeners.add(listener);
+      return this;
+    }
+
+    public Builder nodeId(String id) {
+      this.nodeId = id;
+      return this;
+    }
+
+    public Builder pollInterval(Duration d) {
+      this.pollInterval = d;
+      return this;
+    }
+
+    public Builder lookAhead(Duration d) {
+      this.lookAhead = d;
+      return this;
+    }
+
+    public Builder lease(Duration d) {
+      this.lease = d;
+      return this;
+    }
+
+    public Builder claimBatch(int n) {
+      this.claimBatch = n;
+      return this;
+    }
+
+    public Builder maxHeld(int n) {
+      this.maxHeld = n;
+      return this;
+    }
+
+    public Builder maxConcurrentDeliveries(int n) {
+      this.maxConcurrentDeliveries = n;
+      return this;
+    }
+
+    public Builder deliveryTimeout(Duration d) {
+      this.deliveryTimeout = d;
+      return this;
+    }
+
+    public Builder writeBatch(int n) {
+      this.writeBatch = n;
+      return this;
+    }
+
+    public Builder shutdownTimeout(Duration d) {
+      this.shutdownTimeout = d;
+      return this;
+    }
+
+    public Builder historyRetention(Duration d) {
+      this.historyRetention = d;
+      return this;
+    }
+
+    public Builder housekeepingInterval(Duration d) {
+      this.housekeepingInterval = d;
+      return this;
+    }
+
+    public Builder maxPayloadBytes(int n) {
+      this.maxPayloadBytes = n;
+      return this;
+    }
+
+    /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
+    public Herald build() {
+      EngineSettings settings = new EngineSettings(nodeId, pollInterval, lookAhead, lease, claimBatch, maxHeld,
+          maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
+          housekeepingInterval, maxPayloadBytes);
+      if (dataSource != null && h2File != null) {
+        throw new InvalidInputException("dataSource", "give a data source or an H2 file, not both");
+      }
+      JdbcConnectionPool pool = null;
+      DataSource ds = dataSource;
+      if (ds == null) {
+        Path file = h2File != null ? h2File : Path.of("data", "herald");
+        pool = JdbcConnectionPool.create(h2Url(file), "sa", "");
+        pool.setMaxConnections(32);
+        ds = pool;
+      }
+      try {
+        NoticeStore s = store != null ? store : JdbcNoticeStore.create(ds, clock);
+        s.migrate();
+        List<Channel> all = new ArrayList<>(channels);
+        if (channels.stream().noneMatch(c -> c.name().equals(LocalChannel.NAME))) {
+          all.addFirst(new LocalChannel(handlers));
+        } else if (!handlers.isEmpty()) {
+          throw new InvalidInputException("handler", "handlers need the built-in local channel, but another channel is named 'local'");
+        }
+        DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, listeners, random);
+        for (NoticeDefinition d : definitions) {
+          engine.definitions().save(d);
+        }
+        return new Herald(engine, ds, clock, pool == null ? null : pool::dispose);
+      } catch (RuntimeException e) {
+        if (pool != null) {
+          pool.dispose();
+        }
+        throw e;
+      }
+    }
+
+    /**
+     * An H2 file URL. WRITE_DELAY=0 writes every commit to the file at once, so that a killed
+     * process loses no acknowledged notice; DB_CLOSE_ON_EXIT=FALSE lets Herald's own shutdown
+     * release its leases before the database closes.
+     */
+    public static String h2Url(Path file) {
+      return "jdbc:h2:file:" + file.toAbsolutePath() + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
+    }
+
+    private static String defaultNodeId() {
+      String host;
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (Exception e) {
+        host = "localhost";
+      }
+      return host + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+    }
+  }
+}

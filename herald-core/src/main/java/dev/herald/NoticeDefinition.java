@@ -1,0 +1,190 @@
+package dev.herald;
+
+import dev.herald.schedule.RetrySchedule;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A named kind of notice: where it goes and how it is retried, alerted and confirmed. Definitions
+ * are data: stored in the database, listed and updated at run time, and built in code with {@link
+ * #builder(String)}.
+ *
+ * @param name unique name, {@code [A-Za-z0-9._-]}, at most 200 characters
+ * @param channel the channel that delivers it, e.g. {@code local} for in-process handlers
+ * @param target where the channel sends it: for {@code local}, the handler's name
+ * @param retrySchedule how long to wait before each retry
+ * @param maxAttempts attempts before the notice goes DEAD; -1 for unlimited
+ * @param maxInterval cap on any wait between attempts; null for none
+ * @param alertPolicy when failures raise alerts
+ * @param confirmRequired whether a delivery only counts once the receiver confirms it
+ * @param confirmTimeout how long to wait for a confirmation before delivering again
+ * @param description what this kind of notice is for
+ */
+public record NoticeDefinition(
+    String name,
+    String channel,
+    String target,
+    RetrySchedule retrySchedule,
+    int maxAttempts,
+    Duration maxInterval,
+    AlertPolicy alertPolicy,
+    boolean confirmRequired,
+    Duration confirmTimeout,
+    String description) {
+
+  /** The channel of in-process handlers. */
+  public static final String LOCAL_CHANNEL = "local";
+
+  public static final int UNLIMITED = -1;
+  public static final String DEFAULT_SCHEDULE = "10s, 1m, 5m, 30m, 1h";
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+  public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofMinutes(10);
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+  private static final Pattern CHANNEL = Pattern.compile("[a-z][a-z0-9-]{0,49}");
+
+  public NoticeDefinition {
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new InvalidInputException(
+          "name", "'" + name + "' must be 1 to 200 characters of letters, digits, '.', '_' or '-'");
+    }
+    if (channel == null || !CHANNEL.matcher(channel).matches()) {
+      throw new InvalidInputException("channel", "'" + channel + "' must be a lower-case channel name such as local");
+    }
+    if (target == null || target.isBlank()) {
+      throw new InvalidInputException("target", "must not be blank (for the local channel: the handler's name)");
+    }
+    if (target.length() > 2000) {
+      throw new InvalidInputException("target", "must be at most 2000 characters, was " + target.length());
+    }
+    if (retrySchedule == null) {
+      throw new InvalidInputException("retrySchedule", "must not be null");
+    }
+    if (maxAttempts < 1 && maxAttempts != UNLIMITED) {
+      throw new InvalidInputException("maxAttempts", "must be >= 1, or -1 for unlimited; was " + maxAttempts);
+    }
+    if (maxInterval != null && (maxInterval.isNegative() || maxInterval.isZero())) {
+      throw new InvalidInputException("maxInterval", "must be positive, was " + maxInterval);
+    }
+    Objects.requireNonNull(alertPolicy, "alertPolicy");
+    if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()) {
+      throw new InvalidInputException("confirmTimeout", "must be positive, was " + confirmTimeout);
+    }
+    if (description != null && description.length() > 2000) {
+      throw new InvalidInputException("description", "must be at most 2000 characters, was " + description.length());
+    }
+  }
+
+  /** Starts a definition with the defaults: schedule {@value #DEFAULT_SCHEDULE}, 10 attempts. */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /** A builder preloaded with this definition, to derive a variant. */
+  public Builder toBuilder() {
+    Builder b = new Builder(name);
+    b.channel = channel;
+    b.target = target;
+    b.retrySchedule = retrySchedule;
+    b.maxAttempts = maxAttempts;
+    b.maxInterval = maxInterval;
+    b.alertPolicy = alertPolicy;
+    b.confirmRequired = confirmRequired;
+    b.confirmTimeout = confirmTimeout;
+    b.description = description;
+    return b;
+  }
+
+  /** Whether a count of attempts (since the last manual resend) has used up the budget. */
+  public boolean attemptsExhausted(int attemptsInBudget) {
+    return maxAttempts != UNLIMITED && attemptsInBudget >= maxAttempts;
+  }
+
+  /** Fluent construction; {@link #build()} validates and names the first bad field. */
+  public static final class Builder {
+    private final String name;
+    private String channel = LOCAL_CHANNEL;
+    private String target;
+    private RetrySchedule retrySchedule;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration maxInterval;
+    private AlertPolicy alertPolicy = AlertPolicy.finalFailure();
+    private boolean confirmRequired;
+    private Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
+    private String description;
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    /** Delivers to the in-process handler registered under {@code handlerName}. */
+    public Builder handler(String handlerName) {
+      return channel(LOCAL_CHANNEL, handlerName);
+    }
+
+    public Builder channel(String channelName, String channelTarget) {
+      this.channel = channelName;
+      this.target = channelTarget;
+      return this;
+    }
+
+    public Builder retry(RetrySchedule schedule) {
+      this.retrySchedule = schedule;
+      return this;
+    }
+
+    /** Parses a schedule such as {@code 5s, 5m, 1h, 1d}; see {@link RetrySchedule#parse}. */
+    public Builder retry(String schedule) {
+      return retry(RetrySchedule.parse(schedule));
+    }
+
+    public Builder maxAttempts(int attempts) {
+      this.maxAttempts = attempts;
+      return this;
+    }
+
+    public Builder unlimitedAttempts() {
+      return maxAttempts(UNLIMITED);
+    }
+
+    public Builder maxInterval(Duration cap) {
+      this.maxInterval = cap;
+      return this;
+    }
+
+    public Builder alert(AlertPolicy policy) {
+      this.alertPolicy = policy;
+      return this;
+    }
+
+    /** Deliveries count only once confirmed; unconfirmed ones are delivered again after {@code timeout}. */
+    public Builder confirmWithin(Duration timeout) {
+      this.confirmRequired = true;
+      this.confirmTimeout = timeout;
+      return this;
+    }
+
+    public Builder confirmRequired(boolean required) {
+      this.confirmRequired = required;
+      return this;
+    }
+
+    public Builder confirmTimeout(Duration timeout) {
+      this.confirmTimeout = timeout;
+      return this;
+    }
+
+    public Builder description(String text) {
+      this.description = text;
+      return this;
+    }
+
+    public NoticeDefinition build() {
+      RetrySchedule schedule = retrySchedule != null ? retrySchedule : RetrySchedule.parse(DEFAULT_SCHEDULE);
+      return new NoticeDefinition(
+          name, channel, target, schedule, maxAttempts, maxInterval, alertPolicy, confirmRequired,
+          confirmTimeout, description);
+    }
+  }
+}

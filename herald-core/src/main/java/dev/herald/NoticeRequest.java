@@ -1,0 +1,40 @@
+package dev.herald;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * What a caller asks Herald to deliver. Build with {@link #of(String, String)}.
+ *
+ * @param definition the definition's name
+ * @param payload JSON text, stored exactly as given
+ * @param description optional context for people
+ * @param idempotencyKey optional; enqueueing the same key for the same definition again returns the
+ *     first notice and creates nothing
+ * @param fireAt when to deliver; null means now (or {@code delay} from now)
+ * @param delay how long after enqueue to deliver, when {@code fireAt} is null; null means at once
+ */
+public record NoticeRequest(
+    String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay) {
+
+  /** A notice of {@code definition} carrying {@code payload}, due now. */
+  public static NoticeRequest of(String definition, String payload) {
+    return new NoticeRequest(definition, payload, null, null, null, null);
+  }
+
+  public NoticeRequest description(String text) {
+    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay);
+  }
+
+  public NoticeRequest idempotencyKey(String key) {
+    return new NoticeRequest(definition, payload, description, key, fireAt, delay);
+  }
+
+  public NoticeRequest fireAt(Instant time) {
+    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null);
+  }
+
+  public NoticeRequest delay(Duration after) {
+    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after);
+  }
+}

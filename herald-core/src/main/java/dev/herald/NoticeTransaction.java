@@ -1,0 +1,66 @@
+package dev.herald;
+
+import dev.herald.engine.DeliveryEngine;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Notices written in a transaction that the caller controls. Enqueue with the caller's connection;
+ * after the caller commits, call {@link #afterCommit()} and the notices fire at once from memory;
+ * after a rollback, call {@link #afterRollback()}. If neither is called (a crash), committed notices
+ * are still delivered: by the next poll, or after their lease expires.
+ *
+ * <p>Not thread-safe: one transaction, one thread, like the connection itself.
+ */
+public final class NoticeTransaction {
+  private final DeliveryEngine engine;
+  private final Connection connection;
+  private final List<DeliveryEngine.Enqueued> written = new ArrayList<>();
+  private boolean ended;
+
+  NoticeTransaction(DeliveryEngine engine, Connection connection) {
+    this.engine = engine;
+    this.connection = connection;
+  }
+
+  /** The caller's connection, for its own statements in the same transaction. */
+  public Connection connection() {
+    return connection;
+  }
+
+  /** Writes a notice in this transaction; delivered only if the transaction commits. */
+  public Notice enqueue(NoticeRequest request) {
+    return enqueueAll(List.of(request)).getFirst();
+  }
+
+  public Notice enqueue(String definition, String payload) {
+    return enqueue(NoticeRequest.of(definition, payload));
+  }
+
+  /** Writes several notices; if one is invalid, none is written. */
+  public List<Notice> enqueueAll(List<NoticeRequest> requests) {
+    if (ended) {
+      throw new IllegalStateException("this notice transaction has ended");
+    }
+    List<DeliveryEngine.Enqueued> batch = engine.write(connection, requests, true);
+    written.addAll(batch);
+    return batch.stream().map(DeliveryEngine.Enqueued::notice).toList();
+  }
+
+  /** Tells Herald the transaction committed: its notices are delivered now (or at their fire time). */
+  public void afterCommit() {
+    if (!ended) {
+      ended = true;
+      engine.committed(written);
+    }
+  }
+
+  /** Tells Herald the transaction rolled back: none of its notices will ever be delivered. */
+  public void afterRollback() {
+    if (!ended) {
+      ended = true;
+      engine.rolledBack(written);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.herald.channel.local;
+
+import dev.herald.DeliveryResult;
+import dev.herald.NoticeContext;
+import dev.herald.NoticeHandler;
+import dev.herald.spi.Channel;
+import dev.herald.spi.Delivery;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Runs handlers registered by name, each attempt on its own virtual thread, so a handler may block
+ * on I/O freely. The engine bounds how many run at once.
+ */
+public final class LocalChannel implements Channel {
+  public static final String NAME = "local";
+
+  private final Map<String, NoticeHandler> handlers;
+  private final ExecutorService executor =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-handler-", 0).factory());
+
+  public LocalChannel(Map<String, NoticeHandler> handlers) {
+    this.handlers = Map.copyOf(handlers);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public CompletionStage<DeliveryResult> deliver(Delivery d) {
+    NoticeHandler handler = handlers.get(d.definition().target());
+    if (handler == null) {
+      return CompletableFuture.completedFuture(
+          DeliveryResult.retry("no handler named '" + d.definition().target() + "' is registered on this node"));
+    }
+    return CompletableFuture.supplyAsync(() -> run(handler, d), executor);
+  }
+
+  private static DeliveryResult run(NoticeHandler handler, Delivery d) {
+    NoticeContext ctx = new NoticeContext(d.notice(), d.definition(), d.attempt());
+    DeliveryResult result;
+    try {
+      result = handler.handle(ctx);
+      if (result == null) {
+        result = DeliveryResult.retry("handler returned null");
+      }
+    } catch (Exception e) {
+      result = DeliveryResult.retry(e.getClass().getName() + ": " + e.getMessage());
+    }
+    return ctx.newDescription() == null ? result : result.withDescription(ctx.newDescription());
+  }
+
+  @Override
+  public void close() {
+    executor.shutdown();
+  }
+}

@@ -1,0 +1,39 @@
+package dev.herald.engine;
+
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import dev.herald.spi.Channel;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The channels this node can deliver through, by name. */
+final class ChannelRegistry {
+  private final Map<String, Channel> byName = new LinkedHashMap<>();
+
+  ChannelRegistry(List<Channel> channels) {
+    for (Channel c : channels) {
+      if (byName.putIfAbsent(c.name(), c) != null) {
+        throw new IllegalArgumentException("two channels named '" + c.name() + "'");
+      }
+    }
+  }
+
+  Channel get(String name) {
+    return byName.get(name);
+  }
+
+  void validate(NoticeDefinition d) {
+    Channel c = byName.get(d.channel());
+    if (c == null) {
+      throw new InvalidInputException("channel", "no channel named '" + d.channel() + "' on this node; known: " + byName.keySet());
+    }
+    c.validateTarget(d.target());
+  }
+
+  void closeAll() {
+    for (Channel c : byName.values()) {
+      c.close();
+    }
+  }
+}

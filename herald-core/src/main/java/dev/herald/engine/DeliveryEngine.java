@@ -1,0 +1,704 @@
+package dev.herald.engine;
+
+import dev.herald.DeliveryResult;
+import dev.herald.HeraldException;
+import dev.herald.HeraldListener;
+import dev.herald.IllegalTransitionException;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeNotFoundException;
+import dev.herald.NoticeOperations;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeRequest;
+import dev.herald.NoticeStatus;
+import dev.herald.Page;
+import dev.herald.StoreException;
+import dev.herald.spi.Change;
+import dev.herald.spi.Channel;
+import dev.herald.spi.Claim;
+import dev.herald.spi.Delivery;
+import dev.herald.spi.InsertResult;
+import dev.herald.spi.NoticeRow;
+import dev.herald.spi.NoticeStore;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delivery engine of one node.
+ *
+ * <p>Four loops: the <em>poller</em> leases due notices (due within the look-ahead) in batches; the
+ * <em>timer</em> fires each at its due time and hands it to its channel; the <em>writer</em>
+ * records outcomes in group commits; the <em>heartbeat</em> renews the leases of what this node
+ * holds. Notices enqueued through this engine are leased at insert and go to the timer right after
+ * commit, without waiting for a poll. Memory is bounded by {@link EngineSettings#maxHeld()}.
+ */
+public final class DeliveryEngine implements NoticeOperations {
+  private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
+
+  private enum State { NEW, RUNNING, STOPPING, STOPPED }
+
+  /** A notice written by {@link #write}: the stored row, and whether this engine reserved room to fire it. */
+  public record Enqueued(NoticeRow row, boolean created, boolean reserved) {
+    public Notice notice() {
+      return row.notice();
+    }
+  }
+
+  private final EngineSettings settings;
+  private final NoticeStore store;
+  private final Clock clock;
+  private final RandomGenerator random;
+  private final Listeners listeners;
+  private final ChannelRegistry channels;
+  private final DefinitionCache definitions;
+  private final Intake intake;
+  private final DueTimer timer = new DueTimer();
+  private final Map<UUID, HeldNotice> delivering = new ConcurrentHashMap<>();
+  private final Semaphore room;
+  private final Semaphore deliverySlots;
+  private final OutcomeWriter writer;
+  private final Object pollSignal = new Object();
+  private volatile boolean pollRequested;
+  private volatile State state = State.NEW;
+  private Thread pollerThread;
+  private Thread timerThread;
+  private Thread writerThread;
+  private ScheduledExecutorService scheduler;
+
+  public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
+      List<HeraldListener> listeners, RandomGenerator random) {
+    this.settings = settings;
+    this.store = store;
+    this.clock = clock;
+    this.random = random;
+    this.listeners = new Listeners(listeners);
+    this.channels = new ChannelRegistry(channels);
+    this.definitions = new DefinitionCache(store, clock, this.channels);
+    this.intake = new Intake(clock, definitions, settings.maxPayloadBytes());
+    this.room = new Semaphore(settings.maxHeld());
+    this.deliverySlots = new Semaphore(settings.maxConcurrentDeliveries());
+    this.writer = new OutcomeWriter(store, settings.writeBatch(), this::recorded, this.listeners);
+  }
+
+  public DefinitionCache definitions() {
+    return definitions;
+  }
+
+  public EngineSettings settings() {
+    return settings;
+  }
+
+  public boolean isRunning() {
+    return state == State.RUNNING;
+  }
+
+  // ================================================================ lifecycle
+
+  /** Takes back this node's leases from a previous run, then starts the loops. */
+  public synchronized void start() {
+    if (state != State.NEW) {
+      throw new IllegalStateException("engine already " + state.name().toLowerCase());
+    }
+    definitions.reload();
+    int recovered = store.releaseAll(settings.nodeId(), clock.instant());
+    if (recovered > 0) {
+      log.info("Herald node {}: took back {} notice(s) leased before a restart", settings.nodeId(), recovered);
+    }
+    state = State.RUNNING;
+    writerThread = Thread.ofPlatform().name("herald-writer").daemon().start(writer::run);
+    timerThread = Thread.ofPlatform().name("herald-timer").daemon().start(this::timerLoop);
+    pollerThread = Thread.ofPlatform().name("herald-poller").daemon().start(this::pollLoop);
+    scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
+    long beat = Math.max(1, settings.lease().toMillis() / 3);
+    scheduler.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
+    long house = settings.housekeepingInterval().toMillis();
+    scheduler.scheduleWithFixedDelay(this::housekeeping, house, house, TimeUnit.MILLISECONDS);
+    log.info("Herald node {} started: poll every {} ms, look-ahead {} ms, lease {} ms, up to {} held",
+        settings.nodeId(), settings.pollInterval().toMillis(), settings.lookAhead().toMillis(),
+        settings.lease().toMillis(), settings.maxHeld());
+  }
+
+  /**
+   * Graceful stop: no more claims; notices held but not started are released; running attempts get
+   * {@link EngineSettings#shutdownTimeout()} to finish and be recorded.
+   */
+  public synchronized void close() {
+    if (state != State.RUNNING) {
+      state = State.STOPPED;
+      channels.closeAll();
+      return;
+    }
+    state = State.STOPPING;
+    long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+    pollerThread.interrupt();
+    timer.wakeUp();
+    join(pollerThread);
+    join(timerThread);
+    Instant now = clock.instant();
+    List<HeldNotice> unstarted = timer.drain();
+    for (HeldNotice h : unstarted) {
+      writer.submit(new OutcomeWriter.Pending(h, Transitions.release(h.row, now), null));
+    }
+    while (!delivering.isEmpty() && System.nanoTime() < deadline) {
+      pause(10);
+    }
+    if (!delivering.isEmpty()) {
+      log.warn("Herald node {}: {} attempt(s) still running at shutdown; their leases will expire and they"
+          + " will be delivered again", settings.nodeId(), delivering.size());
+    }
+    writer.stop(Math.max(0, deadline - System.nanoTime()));
+    join(writerThread);
+    scheduler.shutdownNow();
+    channels.closeAll();
+    state = State.STOPPED;
+    log.info("Herald node {} stopped; released {} unstarted notice(s)", settings.nodeId(), unstarted.size());
+  }
+
+  private static void join(Thread t) {
+    try {
+      t.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ================================================================ intake
+
+  /**
+   * Validates every request (nothing is written if one is bad), then inserts them with the
+   * caller's connection, without committing. With {@code track}, notices due within the look-ahead
+   * are leased to this node at insert, to be fired from memory once {@link #committed} is called.
+   */
+  public List<Enqueued> write(Connection connection, List<NoticeRequest> requests, boolean track) {
+    List<NoticeRow> rows = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      rows.add(intake.newRow(requests.get(i), requests.size() == 1 ? "" : "notices[" + i + "]."));
+    }
+    List<Enqueued> out = new ArrayList<>(rows.size());
+    try {
+      Instant horizon = clock.instant().plus(settings.lookAhead());
+      for (NoticeRow row : rows) {
+        boolean reserve = track && isRunning() && !row.notice().nextAttemptAt().isAfter(horizon) && room.tryAcquire();
+        NoticeRow toInsert = reserve
+            ? Intake.preclaimed(row, settings.nodeId(), clock.instant().plus(settings.lease()))
+            : row;
+        out.add(new Enqueued(toInsert, true, reserve));
+        InsertResult result = store.insert(connection, toInsert);
+        if (!result.created()) {
+          out.set(out.size() - 1, new Enqueued(result.row(), false, false));
+          if (reserve) {
+            room.release();
+          }
+        }
+      }
+      return out;
+    } catch (RuntimeException e) {
+      rolledBack(out);
+      throw e;
+    }
+  }
+
+  /** The caller's transaction committed: fire what this engine leased, from memory. */
+  public void committed(List<Enqueued> written) {
+    long now = clock.millis();
+    long margin = Math.min(settings.lease().toMillis() / 2, 5_000);
+    boolean wake = false;
+    for (Enqueued e : written) {
+      if (e.created()) {
+        listeners.onEnqueued(e.notice());
+      }
+      if (!e.reserved()) {
+        wake |= e.created() && !e.notice().nextAttemptAt().isAfter(clock.instant().plus(settings.lookAhead()));
+        continue;
+      }
+      // A caller's transaction that outlived most of the lease leaves the notice to lease expiry,
+      // so that no other node can have taken it while this one fires it.
+      if (isRunning() && e.row().leaseUntil().toEpochMilli() - now > margin) {
+        timer.add(new HeldNotice(e.row(), definitions.require(e.notice().definition(), "definition")));
+      } else {
+        room.release();
+      }
+    }
+    if (wake && isRunning()) {
+      requestPoll();
+    }
+  }
+
+  /** The caller's transaction rolled back: nothing of it will be delivered. */
+  public void rolledBack(List<Enqueued> written) {
+    for (Enqueued e : written) {
+      if (e.reserved()) {
+        room.release();
+      }
+    }
+  }
+
+  // ================================================================ polling
+
+  private void requestPoll() {
+    synchronized (pollSignal) {
+      pollRequested = true;
+      pollSignal.notifyAll();
+    }
+  }
+
+  private void pollLoop() {
+    long backoff = settings.pollInterval().toMillis();
+    while (state == State.RUNNING) {
+      long wait = settings.pollInterval().toMillis();
+      try {
+        int asked = Math.min(settings.claimBatch(), room.availablePermits());
+        if (asked == 0) {
+          wait = 10; // full: look again as soon as room frees up
+        } else {
+          Instant now = clock.instant();
+          int got = claimInto(now, now.plus(settings.lookAhead()), asked);
+          backoff = settings.pollInterval().toMillis();
+          if (got == asked) {
+            wait = 0; // more may be due: claim again at once
+          }
+        }
+      } catch (StoreException e) {
+        listeners.onEngineError("claim", e);
+        log.warn("Herald node {}: claim failed, retrying in {} ms: {}", settings.nodeId(), backoff, e.getMessage());
+        wait = backoff;
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+      if (wait > 0) {
+        synchronized (pollSignal) {
+          try {
+            if (!pollRequested && state == State.RUNNING) {
+              pollSignal.wait(wait);
+            }
+          } catch (InterruptedException e) {
+            return;
+          }
+          pollRequested = false;
+        }
+      }
+    }
+  }
+
+  /** Leases up to {@code limit} notices due by {@code horizon} into the timer; returns how many. */
+  private int claimInto(Instant now, Instant horizon, int limit) {
+    if (!room.tryAcquire(limit)) {
+      return 0;
+    }
+    List<NoticeRow> rows;
+    try {
+      rows = store.claim(new Claim(settings.nodeId(), now, horizon, now.plus(settings.lease()), limit));
+    } catch (RuntimeException e) {
+      room.release(limit);
+      throw e;
+    }
+    room.release(limit - rows.size());
+    for (NoticeRow row : rows) {
+      Optional<NoticeDefinition> def = definitions.find(row.notice().definition());
+      if (def.isPresent()) {
+        timer.add(new HeldNotice(row, def.get()));
+      } else {
+        HeldNotice orphan = new HeldNotice(row, null);
+        finish(orphan, DeliveryResult.fail("definition '" + row.notice().definition() + "' no longer exists"),
+            now, Duration.ZERO);
+      }
+    }
+    return rows.size();
+  }
+
+  // ================================================================ firing
+
+  private void timerLoop() {
+    while (state == State.RUNNING) {
+      try {
+        timer.awaitDue(clock::millis, 1_000);
+        for (HeldNotice h : timer.pollDue(clock.millis(), 1_000)) {
+          if (state != State.RUNNING) {
+            timer.add(h); // released by close()
+            continue;
+          }
+          deliverySlots.acquire();
+          dispatch(h).whenComplete((r, e) -> deliverySlots.release());
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        listeners.onEngineError("fire", e);
+        log.error("Herald node {}: timer step failed", settings.nodeId(), e);
+      }
+    }
+  }
+
+  /** Starts one attempt; the returned future completes when its outcome is queued for writing. */
+  private CompletableFuture<Void> dispatch(HeldNotice h) {
+    if (h.leaseUntilMillis <= clock.millis()) {
+      // The heartbeat could not renew it (database away): another node may own it now.
+      room.release();
+      log.warn("Herald node {}: lease of notice {} ran out before its time; leaving it to whoever claims it next",
+          settings.nodeId(), h.id());
+      return CompletableFuture.completedFuture(null);
+    }
+    if (delivering.putIfAbsent(h.id(), h) != null) {
+      room.release(); // still running from an older lease: its lease will lapse and the notice be claimed again
+      return CompletableFuture.completedFuture(null);
+    }
+    Instant started = clock.instant();
+    long t0 = System.nanoTime();
+    Channel channel = channels.get(h.definition.channel());
+    CompletableFuture<DeliveryResult> attempt;
+    if (channel == null) {
+      attempt = CompletableFuture.completedFuture(
+          DeliveryResult.retry("no channel named '" + h.definition.channel() + "' on node " + settings.nodeId()));
+    } else {
+      try {
+        Delivery d = new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1);
+        attempt = channel.deliver(d).toCompletableFuture();
+      } catch (RuntimeException e) {
+        attempt = CompletableFuture.failedFuture(e);
+      }
+    }
+    return attempt
+        .orTimeout(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .handle((r, e) -> {
+          finish(h, resultOf(r, e), started, Duration.ofNanos(System.nanoTime() - t0));
+          return null;
+        });
+  }
+
+  private DeliveryResult resultOf(DeliveryResult r, Throwable e) {
+    if (e == null) {
+      return r != null ? r : DeliveryResult.retry("channel returned no result");
+    }
+    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    if (cause instanceof TimeoutException) {
+      return DeliveryResult.retry("attempt timed out after " + settings.deliveryTimeout().toMillis() + " ms");
+    }
+    return DeliveryResult.retry(cause.getClass().getName() + ": " + cause.getMessage());
+  }
+
+  private void finish(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
+    writer.submit(pendingOutcome(h, result, started, took));
+  }
+
+  private OutcomeWriter.Pending pendingOutcome(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
+    Instant now = clock.instant();
+    NoticeDefinition def = h.definition != null ? h.definition : orphanDefinition(h);
+    Instant keepUntil = isRunning() ? now.plus(settings.lookAhead()) : null;
+    Transitions.AfterAttempt after = Transitions.afterAttempt(
+        new Transitions.AttemptFacts(h.row, def, result, started, took, settings.nodeId()),
+        now, keepUntil, now.plus(settings.lease()), random);
+    return new OutcomeWriter.Pending(h, after.change(), after.alert());
+  }
+
+  private static NoticeDefinition orphanDefinition(HeldNotice h) {
+    return NoticeDefinition.builder(h.row.notice().definition()).handler("-").maxAttempts(1).build();
+  }
+
+  /** Called by the writer once a change is committed, or found stale. */
+  private void recorded(OutcomeWriter.Pending p, boolean applied) {
+    Change c = p.change();
+    HeldNotice h = p.held();
+    if (h != null) {
+      delivering.remove(h.id(), h);
+    }
+    if (!applied) {
+      if (h != null) {
+        room.release();
+      }
+      if (c.attempt() != null) {
+        log.info("Herald node {}: outcome of notice {} attempt {} not recorded: the notice changed meanwhile",
+            settings.nodeId(), c.expected().id(), c.attempt().number());
+        listeners.onStaleOutcome(c.expected().notice(), c.attempt());
+      }
+      return;
+    }
+    Notice next = c.next().notice();
+    if (c.attempt() != null) {
+      listeners.onAttempt(next, c.attempt());
+    }
+    if (next.status().isFinished()) {
+      listeners.onFinished(next);
+    }
+    if (p.alert() != null) {
+      listeners.onAlert(p.alert());
+    }
+    boolean kept = next.status() == NoticeStatus.IN_FLIGHT && settings.nodeId().equals(c.next().owner());
+    if (h != null && kept && isRunning()) {
+      timer.add(new HeldNotice(c.next(), h.definition));
+    } else if (h != null) {
+      room.release();
+    }
+  }
+
+  // ================================================================ leases and housekeeping
+
+  private void heartbeat() {
+    try {
+      List<HeldNotice> held = timer.snapshot();
+      held.addAll(delivering.values());
+      if (held.isEmpty()) {
+        return;
+      }
+      Set<UUID> ids = new HashSet<>();
+      held.forEach(h -> ids.add(h.id()));
+      Instant until = clock.instant().plus(settings.lease());
+      Set<UUID> kept = store.renewLeases(settings.nodeId(), ids, until);
+      for (HeldNotice h : held) {
+        if (kept.contains(h.id())) {
+          h.leaseUntilMillis = Math.max(h.leaseUntilMillis, until.toEpochMilli());
+        } else if (timer.remove(h.id()) != null) {
+          room.release(); // cancelled or taken over: do not fire it
+        }
+      }
+    } catch (RuntimeException e) {
+      listeners.onEngineError("renew leases", e);
+      log.warn("Herald node {}: lease renewal failed: {}", settings.nodeId(), e.getMessage());
+    }
+  }
+
+  private void housekeeping() {
+    try {
+      definitions.reload();
+      Instant before = clock.instant().minus(settings.historyRetention());
+      int purged;
+      int total = 0;
+      do {
+        purged = store.purgeHistory(before, 1_000);
+        total += purged;
+      } while (purged == 1_000 && isRunning());
+      if (total > 0) {
+        log.info("Herald node {}: purged {} finished notice(s) older than {}", settings.nodeId(), total, before);
+      }
+    } catch (RuntimeException e) {
+      listeners.onEngineError("housekeeping", e);
+      log.warn("Herald node {}: housekeeping failed: {}", settings.nodeId(), e.getMessage());
+    }
+  }
+
+  /** Purges history now (what housekeeping does on its own schedule); returns how many were purged. */
+  public int purgeHistoryNow() {
+    Instant before = clock.instant().minus(settings.historyRetention());
+    int total = 0;
+    int purged;
+    do {
+      purged = store.purgeHistory(before, 1_000);
+      total += purged;
+    } while (purged == 1_000);
+    return total;
+  }
+
+  // ================================================================ manual driving (tests, tools)
+
+  /**
+   * Runs, on the calling thread, one attempt of every notice due by the clock's current time, and
+   * records the outcomes before returning. For tests with a settable clock; the engine must not be
+   * started. Returns the number of attempts made.
+   */
+  public int runDue() {
+    if (state == State.RUNNING || state == State.STOPPING) {
+      throw new IllegalStateException("runDue() drives an engine that is not started; this one is running");
+    }
+    Set<UUID> attempted = new HashSet<>();
+    int total = 0;
+    while (true) {
+      Instant now = clock.instant();
+      claimInto(now, now, Math.min(settings.claimBatch(), room.availablePermits()));
+      List<HeldNotice> due = timer.pollDue(now.toEpochMilli(), Integer.MAX_VALUE);
+      List<OutcomeWriter.Pending> outcomes = new ArrayList<>();
+      for (HeldNotice h : due) {
+        if (!attempted.add(h.id())) {
+          outcomes.add(new OutcomeWriter.Pending(h, Transitions.release(h.row, now), null));
+          continue;
+        }
+        outcomes.add(runOne(h));
+        total++;
+      }
+      if (outcomes.isEmpty()) {
+        return total;
+      }
+      try {
+        writer.write(outcomes);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new HeraldException("interrupted while recording outcomes", e);
+      }
+      if (outcomes.stream().allMatch(p -> p.change().attempt() == null)) {
+        return total;
+      }
+    }
+  }
+
+  private OutcomeWriter.Pending runOne(HeldNotice h) {
+    if (h.definition == null) {
+      return pendingOutcome(h, DeliveryResult.fail("definition '" + h.row.notice().definition() + "' no longer exists"),
+          clock.instant(), Duration.ZERO);
+    }
+    Instant started = clock.instant();
+    long t0 = System.nanoTime();
+    Channel channel = channels.get(h.definition.channel());
+    DeliveryResult result;
+    if (channel == null) {
+      result = DeliveryResult.retry("no channel named '" + h.definition.channel() + "'");
+    } else {
+      try {
+        result = channel.deliver(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1))
+            .toCompletableFuture()
+            .get(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        result = resultOf(result, null);
+      } catch (ExecutionException e) {
+        result = resultOf(null, e.getCause());
+      } catch (TimeoutException | RuntimeException e) {
+        result = resultOf(null, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new HeraldException("interrupted while delivering notice " + h.id(), e);
+      }
+    }
+    return pendingOutcome(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
+  }
+
+  // ================================================================ operator actions
+
+  @Override
+  public Optional<NoticeDetail> find(UUID id) {
+    return store.find(id).map(row -> new NoticeDetail(row.notice(), store.attempts(id)));
+  }
+
+  @Override
+  public Page<Notice> query(NoticeQuery query) {
+    return store.query(query);
+  }
+
+  @Override
+  public Notice resend(UUID id) {
+    Notice n = change(id, NoticeStatus.PENDING, row -> {
+      if (row.status() == NoticeStatus.IN_FLIGHT && !takeBackFromTimer(row)) {
+        throw new IllegalTransitionException(id, NoticeStatus.IN_FLIGHT, NoticeStatus.PENDING,
+            "node " + row.owner() + " is delivering it now");
+      }
+      return Transitions.resend(row, clock.instant());
+    });
+    if (isRunning()) {
+      requestPoll();
+    }
+    return n;
+  }
+
+  @Override
+  public Notice cancel(UUID id) {
+    return change(id, NoticeStatus.CANCELLED, row -> {
+      takeBackFromTimer(row);
+      return Transitions.move(row, NoticeStatus.CANCELLED, null, clock.instant());
+    });
+  }
+
+  @Override
+  public Notice confirm(UUID id) {
+    return change(id, NoticeStatus.SUCCEEDED, row -> {
+      boolean awaiting = row.status() == NoticeStatus.AWAITING_CONFIRM;
+      boolean redeliveryPending = row.status() == NoticeStatus.IN_FLIGHT
+          && row.notice().lastError() == null
+          && row.attemptsInBudget() > 0
+          && definitions.find(row.notice().definition()).map(NoticeDefinition::confirmRequired).orElse(false);
+      if (!awaiting && !redeliveryPending) {
+        throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
+            "only a delivered notice awaiting confirmation can be confirmed");
+      }
+      takeBackFromTimer(row);
+      return Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
+    });
+  }
+
+  @Override
+  public int recoverDead(String definition, Instant from, Instant to) {
+    definitions.require(definition, "definition");
+    if (from == null || to == null || !from.isBefore(to)) {
+      throw new dev.herald.InvalidInputException("to", "the window needs from < to, was [" + from + ", " + to + ")");
+    }
+    int total = 0;
+    while (true) {
+      List<NoticeRow> dead = store.findFinished(definition, NoticeStatus.DEAD, from, to, 500);
+      if (dead.isEmpty()) {
+        break;
+      }
+      Instant now = clock.instant();
+      List<Change> changes = dead.stream().map(r -> Transitions.resend(r, now)).toList();
+      int applied = (int) store.apply(changes).stream().filter(b -> b).count();
+      total += applied;
+      if (applied == 0) {
+        break; // all changed under us; do not spin
+      }
+    }
+    log.info("Herald: re-queued {} dead notice(s) of {} that died in [{}, {})", total, definition, from, to);
+    if (isRunning()) {
+      requestPoll();
+    }
+    return total;
+  }
+
+  /** If this node holds the notice in its timer, takes it out; false if it is being delivered or held elsewhere. */
+  private boolean takeBackFromTimer(NoticeRow row) {
+    if (row.status() != NoticeStatus.IN_FLIGHT) {
+      return true;
+    }
+    if (!settings.nodeId().equals(row.owner())) {
+      return row.leaseUntil().isBefore(clock.instant()); // an expired lease is nobody's
+    }
+    if (timer.remove(row.id()) != null) {
+      room.release();
+      return true;
+    }
+    return !delivering.containsKey(row.id());
+  }
+
+  private interface Decision {
+    Change decide(NoticeRow current);
+  }
+
+  /** Reads, decides and applies optimistically; re-reads and decides again if the notice moved meanwhile. */
+  private Notice change(UUID id, NoticeStatus target, Decision decision) {
+    for (int tries = 0; tries < 5; tries++) {
+      NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+      if (!row.status().canMoveTo(target)) {
+        throw new IllegalTransitionException(id, row.status(), target, null);
+      }
+      Change change = decision.decide(row);
+      if (store.apply(List.of(change)).getFirst()) {
+        Notice next = change.next().notice();
+        if (next.status().isFinished()) {
+          listeners.onFinished(next);
+        }
+        return next;
+      }
+    }
+    throw new HeraldException("notice " + id + " kept changing; try again");
+  }
+}

@@ -1,0 +1,123 @@
+package dev.herald.engine;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Leased notices ordered by due time. Bounded by the engine's capacity (it only holds what was
+ * claimed within the look-ahead), so a heap is enough: O(log n) per notice.
+ */
+final class DueTimer {
+  private final PriorityQueue<HeldNotice> queue =
+      new PriorityQueue<>(Comparator.comparingLong((HeldNotice h) -> h.dueMillis));
+  private final Map<UUID, HeldNotice> byId = new HashMap<>();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition changed = lock.newCondition();
+
+  void add(HeldNotice held) {
+    lock.lock();
+    try {
+      HeldNotice old = byId.put(held.id(), held);
+      if (old != null) {
+        queue.remove(old);
+      }
+      queue.add(held);
+      if (queue.peek() == held) {
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Removes and returns the held notice, or null if it is not here. */
+  HeldNotice remove(UUID id) {
+    lock.lock();
+    try {
+      HeldNotice held = byId.remove(id);
+      if (held != null) {
+        queue.remove(held);
+      }
+      return held;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Removes and returns every notice due at or before {@code nowMillis}. */
+  List<HeldNotice> pollDue(long nowMillis, int max) {
+    lock.lock();
+    try {
+      List<HeldNotice> due = new ArrayList<>();
+      while (due.size() < max && !queue.isEmpty() && queue.peek().dueMillis <= nowMillis) {
+        HeldNotice h = queue.poll();
+        byId.remove(h.id());
+        due.add(h);
+      }
+      return due;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits until the head is due by {@code nowMillis}'s clock, something earlier arrives, or at most {@code maxMillis}. */
+  void awaitDue(java.util.function.LongSupplier nowMillis, long maxMillis) throws InterruptedException {
+    lock.lock();
+    try {
+      HeldNotice head = queue.peek();
+      long wait = head == null ? maxMillis : Math.min(maxMillis, head.dueMillis - nowMillis.getAsLong());
+      if (wait > 0) {
+        changed.await(wait, TimeUnit.MILLISECONDS);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void wakeUp() {
+    lock.lock();
+    try {
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  List<HeldNotice> drain() {
+    lock.lock();
+    try {
+      List<HeldNotice> all = new ArrayList<>(queue);
+      queue.clear();
+      byId.clear();
+      return all;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  List<HeldNotice> snapshot() {
+    lock.lock();
+    try {
+      return new ArrayList<>(byId.values());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  int size() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,70 @@
+package dev.herald.engine;
+
+import dev.herald.InvalidInputException;
+import java.time.Duration;
+
+/**
+ * How one engine behaves. Frozen; {@link dev.herald.Herald.Builder} fills in the defaults.
+ *
+ * @param nodeId this node's name in leases; a node restarted with the same id takes its old leases back at once
+ * @param pollInterval how often to look for due notices that this node was not told about
+ * @param lookAhead claim notices due this far ahead and fire them from memory on time
+ * @param lease how long a claim holds; renewed every third of it while held
+ * @param claimBatch most notices per claim query
+ * @param maxHeld most notices held in memory (timer plus in flight plus awaiting write): flow control
+ * @param maxConcurrentDeliveries most attempts running at once
+ * @param deliveryTimeout an attempt still running after this counts as failed
+ * @param writeBatch most outcomes recorded per transaction (group commit)
+ * @param shutdownTimeout how long close() waits for running attempts
+ * @param historyRetention finished notices older than this are purged
+ * @param housekeepingInterval how often history is purged and definitions reloaded
+ * @param maxPayloadBytes largest payload accepted, in UTF-8 bytes
+ */
+public record EngineSettings(
+    String nodeId,
+    Duration pollInterval,
+    Duration lookAhead,
+    Duration lease,
+    int claimBatch,
+    int maxHeld,
+    int maxConcurrentDeliveries,
+    Duration deliveryTimeout,
+    int writeBatch,
+    Duration shutdownTimeout,
+    Duration historyRetention,
+    Duration housekeepingInterval,
+    int maxPayloadBytes) {
+
+  public EngineSettings {
+    if (nodeId == null || nodeId.isBlank() || nodeId.length() > 200) {
+      throw new InvalidInputException("nodeId", "must be 1 to 200 characters");
+    }
+    positive("pollInterval", pollInterval);
+    positive("lookAhead", lookAhead);
+    positive("lease", lease);
+    positive("deliveryTimeout", deliveryTimeout);
+    positive("shutdownTimeout", shutdownTimeout);
+    positive("historyRetention", historyRetention);
+    positive("housekeepingInterval", housekeepingInterval);
+    if (lease.compareTo(lookAhead.multipliedBy(2)) < 0) {
+      throw new InvalidInputException("lease", "must be at least twice lookAhead (" + lookAhead + "), was " + lease);
+    }
+    atLeastOne("claimBatch", claimBatch);
+    atLeastOne("maxHeld", maxHeld);
+    atLeastOne("maxConcurrentDeliveries", maxConcurrentDeliveries);
+    atLeastOne("writeBatch", writeBatch);
+    atLeastOne("maxPayloadBytes", maxPayloadBytes);
+  }
+
+  private static void positive(String field, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new InvalidInputException(field, "must be a positive duration, was " + d);
+    }
+  }
+
+  private static void atLeastOne(String field, int n) {
+    if (n < 1) {
+      throw new InvalidInputException(field, "must be >= 1, was " + n);
+    }
+  }
+}

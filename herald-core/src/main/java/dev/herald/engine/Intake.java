@@ -1,0 +1,80 @@
+package dev.herald.engine;
+
+import dev.herald.InvalidInputException;
+import dev.herald.Notice;
+import dev.herald.NoticeRequest;
+import dev.herald.NoticeStatus;
+import dev.herald.internal.JsonText;
+import dev.herald.spi.NoticeRow;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+
+/** Checks a request field by field and turns it into a new row; refuses before anything is written. */
+final class Intake {
+  static final int MAX_KEY = 200;
+
+  private final Clock clock;
+  private final DefinitionCache definitions;
+  private final int maxPayloadBytes;
+
+  Intake(Clock clock, DefinitionCache definitions, int maxPayloadBytes) {
+    this.clock = clock;
+    this.definitions = definitions;
+    this.maxPayloadBytes = maxPayloadBytes;
+  }
+
+  /**
+   * Validates and builds the row, unowned and PENDING.
+   *
+   * @param prefix the path of the request in the caller's input, e.g. {@code notices[3].}; empty for one
+   */
+  NoticeRow newRow(NoticeRequest r, String prefix) {
+    if (r == null) {
+      throw new InvalidInputException(prefix.isEmpty() ? "request" : prefix.substring(0, prefix.length() - 1),
+          "must not be null");
+    }
+    if (r.definition() == null || r.definition().isBlank()) {
+      throw new InvalidInputException(prefix + "definition", "must not be blank");
+    }
+    definitions.require(r.definition(), prefix + "definition");
+    checkPayload(r.payload(), prefix + "payload");
+    if (r.description() != null && r.description().length() > Transitions.MAX_DESCRIPTION) {
+      throw new InvalidInputException(prefix + "description",
+          "must be at most " + Transitions.MAX_DESCRIPTION + " characters, was " + r.description().length());
+    }
+    if (r.idempotencyKey() != null && (r.idempotencyKey().isBlank() || r.idempotencyKey().length() > MAX_KEY)) {
+      throw new InvalidInputException(prefix + "idempotencyKey", "must be 1 to " + MAX_KEY + " characters");
+    }
+    if (r.delay() != null && r.delay().isNegative()) {
+      throw new InvalidInputException(prefix + "delay", "must not be negative, was " + r.delay());
+    }
+    Instant now = clock.instant();
+    Instant fireAt = r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now;
+    Notice n = new Notice(Ids.next(clock), r.definition(), r.payload(), r.description(), r.idempotencyKey(),
+        NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null);
+    return new NoticeRow(n, null, Instant.EPOCH, 1, 0);
+  }
+
+  private void checkPayload(String payload, String field) {
+    if (payload == null) {
+      throw new InvalidInputException(field, "must not be null");
+    }
+    // Every char is at most 3 UTF-8 bytes; count exactly only when it could matter.
+    if ((long) payload.length() * 3 > maxPayloadBytes) {
+      int bytes = payload.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > maxPayloadBytes) {
+        throw new InvalidInputException(field, "is " + bytes + " bytes; the limit is " + maxPayloadBytes);
+      }
+    }
+    JsonText.requireValid(payload, field);
+  }
+
+  /** The same row, leased by {@code owner} until {@code leaseUntil}: the engine will fire it from memory. */
+  static NoticeRow preclaimed(NoticeRow row, String owner, Instant leaseUntil) {
+    Notice n = row.notice();
+    Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
+        NoticeStatus.IN_FLIGHT, 0, n.fireAt(), n.nextAttemptAt(), null, null, n.createdAt(), n.updatedAt(), null);
+    return new NoticeRow(leased, owner, leaseUntil, row.version(), 0);
+  }
+}

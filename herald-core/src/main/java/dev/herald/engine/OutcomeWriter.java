@@ -1,0 +1,112 @@
+package dev.herald.engine;
+
+import dev.herald.AlertEvent;
+import dev.herald.StoreException;
+import dev.herald.spi.Change;
+import dev.herald.spi.NoticeStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit: outcomes queue up while a transaction is being written, and the next transaction
+ * takes them all (up to the batch size). Under load the cost per outcome falls; alone, an outcome
+ * waits for no one.
+ */
+final class OutcomeWriter {
+  private static final Logger log = LoggerFactory.getLogger(OutcomeWriter.class);
+
+  /** One change to record; {@code held} is the in-memory notice it came from, or null. */
+  record Pending(HeldNotice held, Change change, AlertEvent alert) {}
+
+  /** Told, after the transaction commits, which changes applied. */
+  interface Callback {
+    void recorded(Pending pending, boolean applied);
+  }
+
+  private final NoticeStore store;
+  private final int batchSize;
+  private final Callback callback;
+  private final Listeners listeners;
+  private final BlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+  private volatile boolean stopping;
+  private volatile long giveUpAtNanos = Long.MAX_VALUE;
+
+  OutcomeWriter(NoticeStore store, int batchSize, Callback callback, Listeners listeners) {
+    this.store = store;
+    this.batchSize = batchSize;
+    this.callback = callback;
+    this.listeners = listeners;
+  }
+
+  void submit(Pending pending) {
+    queue.add(pending);
+  }
+
+  int backlog() {
+    return queue.size();
+  }
+
+  /** The writer thread's loop: runs until {@link #stop} and the queue is empty. */
+  void run() {
+    List<Pending> batch = new ArrayList<>(batchSize);
+    while (!(stopping && queue.isEmpty())) {
+      try {
+        Pending first = queue.poll(50, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        batch.add(first);
+        queue.drainTo(batch, batchSize - 1);
+        write(batch);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } finally {
+        batch.clear();
+      }
+    }
+  }
+
+  /**
+   * Writes the changes in one transaction, retrying with back-off while the database is down, and
+   * reports each. Gives up only when stopping past its deadline; the leases then expire and the
+   * notices are delivered again (at least once).
+   */
+  void write(List<Pending> batch) throws InterruptedException {
+    List<Change> changes = new ArrayList<>(batch.size());
+    for (Pending p : batch) {
+      changes.add(p.change());
+    }
+    long backoff = 50;
+    while (true) {
+      try {
+        List<Boolean> applied = store.apply(changes);
+        for (int i = 0; i < batch.size(); i++) {
+          callback.recorded(batch.get(i), applied.get(i));
+        }
+        return;
+      } catch (StoreException e) {
+        listeners.onEngineError("record outcomes", e);
+        if (stopping && System.nanoTime() > giveUpAtNanos) {
+          log.error("Herald: giving up recording {} outcome(s) at shutdown; their leases will expire and"
+              + " they will be delivered again", batch.size(), e);
+          return;
+        }
+        log.warn("Herald: cannot record {} outcome(s), retrying in {} ms: {}", batch.size(), backoff, e.getMessage());
+        Thread.sleep(backoff);
+        backoff = Math.min(backoff * 2, 5_000);
+      }
+    }
+  }
+
+  /** Asks the loop to finish what is queued and stop; retries end {@code graceNanos} from now. */
+  void stop(long graceNanos) {
+    giveUpAtNanos = System.nanoTime() + graceNanos;
+    stopping = true;
+  }
+}

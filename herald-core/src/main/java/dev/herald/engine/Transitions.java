@@ -1,0 +1,129 @@
+package dev.herald.engine;
+
+import dev.herald.AlertEvent;
+import dev.herald.Attempt;
+import dev.herald.DeliveryResult;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeStatus;
+import dev.herald.spi.Change;
+import dev.herald.spi.NoticeRow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.random.RandomGenerator;
+
+/** The rules that turn an attempt's result, or an operator's action, into the notice's next state. */
+public final class Transitions {
+  /** Longest description kept. */
+  public static final int MAX_DESCRIPTION = 4000;
+
+  private Transitions() {}
+
+  /**
+   * What an attempt leads to.
+   *
+   * @param change the optimistic change to record
+   * @param alert the alert the definition's policy raises, or null
+   */
+  public record AfterAttempt(Change change, AlertEvent alert) {}
+
+  /** Everything an attempt needs to be judged. */
+  public record AttemptFacts(
+      NoticeRow claimed, NoticeDefinition definition, DeliveryResult result, Instant startedAt, Duration took,
+      String node) {}
+
+  /**
+   * Decides the state after an attempt.
+   *
+   * @param now the time the outcome is recorded
+   * @param keepUntil a retry due at or before this time stays leased by {@code node} (it is already
+   *     within the node's look-ahead); null to always release
+   * @param leaseUntil the lease a kept retry gets
+   */
+  public static AfterAttempt afterAttempt(
+      AttemptFacts f, Instant now, Instant keepUntil, Instant leaseUntil, RandomGenerator random) {
+    NoticeRow row = f.claimed();
+    Notice n = row.notice();
+    NoticeDefinition def = f.definition();
+    DeliveryResult r = f.result();
+    int number = n.attempts() + 1;
+    int inBudget = number - row.retryBase();
+    String description = r.description() != null ? Attempt.bound(r.description(), MAX_DESCRIPTION) : n.description();
+    Attempt attempt = new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
+
+    NoticeStatus status;
+    Instant due = null;
+    String error = null;
+    String owner = null;
+    Instant lease = Instant.EPOCH;
+    AlertEvent alert = null;
+    switch (r.outcome()) {
+      case DELIVERED, AWAIT_CONFIRM -> {
+        boolean confirm = r.outcome() == DeliveryResult.Outcome.AWAIT_CONFIRM || def.confirmRequired();
+        status = confirm ? NoticeStatus.AWAITING_CONFIRM : NoticeStatus.SUCCEEDED;
+        due = confirm ? now.plus(def.confirmTimeout()) : null;
+      }
+      case FAIL, RETRY -> {
+        error = r.detail() == null ? r.outcome().name().toLowerCase() : r.detail();
+        boolean dead = r.outcome() == DeliveryResult.Outcome.FAIL || def.attemptsExhausted(inBudget);
+        if (dead) {
+          status = NoticeStatus.DEAD;
+        } else {
+          due = now.plus(retryDelay(def, inBudget + 1, r.retryAfter(), random));
+          boolean keep = keepUntil != null && !due.isAfter(keepUntil);
+          status = keep ? NoticeStatus.IN_FLIGHT : NoticeStatus.FAILED;
+          owner = keep ? f.node() : null;
+          lease = keep ? leaseUntil : Instant.EPOCH;
+        }
+        if (def.alertPolicy().alertsOn(inBudget, dead)) {
+          alert = new AlertEvent(null, inBudget, dead, error, now);
+        }
+      }
+      default -> throw new IllegalStateException("unknown outcome " + r.outcome());
+    }
+    Notice next = new Notice(n.id(), n.definition(), n.payload(), description, n.idempotencyKey(), status, number,
+        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null);
+    Change change = new Change(row, row.next(next, owner, lease), attempt);
+    if (alert != null) {
+      alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
+    }
+    return new AfterAttempt(change, alert);
+  }
+
+  /** The wait before attempt {@code attemptInBudget}: the schedule's, at least Retry-After, capped. */
+  static Duration retryDelay(NoticeDefinition def, int attemptInBudget, Duration retryAfter, RandomGenerator random) {
+    Duration delay = def.retrySchedule().delayBefore(attemptInBudget, random);
+    if (retryAfter != null && retryAfter.compareTo(delay) > 0) {
+      delay = retryAfter;
+    }
+    if (def.maxInterval() != null && delay.compareTo(def.maxInterval()) > 0) {
+      delay = def.maxInterval();
+    }
+    return delay;
+  }
+
+  /** An unowned copy with a new status and due time (release, resend, cancel, confirm). */
+  public static Change move(NoticeRow row, NoticeStatus status, Instant due, Instant now) {
+    Notice n = row.notice();
+    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
+        n.attempts(), n.fireAt(), status.isFinished() ? null : due, n.lastAttemptAt(), n.lastError(), n.createdAt(),
+        now, status.isFinished() ? now : null);
+    return new Change(row, row.next(next, null, Instant.EPOCH), null);
+  }
+
+  /** Gives a lease back without an attempt: PENDING if never tried in this budget, else FAILED. */
+  public static Change release(NoticeRow row, Instant now) {
+    NoticeStatus back = row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
+    return move(row, back, row.notice().nextAttemptAt(), now);
+  }
+
+  /** Back to PENDING, due now, with a fresh attempt budget (manual resend and bulk recover). */
+  public static Change resend(NoticeRow row, Instant now) {
+    NoticeRow fresh = row.withRetryBase(row.notice().attempts());
+    Notice n = fresh.notice();
+    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
+        NoticeStatus.PENDING, n.attempts(), n.fireAt(), now, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
+        null);
+    return new Change(row, fresh.next(next, null, Instant.EPOCH), null);
+  }
+}

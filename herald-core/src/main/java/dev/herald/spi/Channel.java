@@ -1,0 +1,30 @@
+package dev.herald.spi;
+
+import dev.herald.DeliveryResult;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Delivers notices somewhere: an in-process handler, an HTTP endpoint, a broker. One method, async:
+ * the engine never blocks on a channel, and a channel decides its own threading.
+ *
+ * <p>A channel reports failures as a {@link DeliveryResult} ({@code RETRY} or {@code FAIL}); an
+ * exception, thrown or completed exceptionally, counts as {@code RETRY} with the exception as the
+ * error.
+ */
+public interface Channel extends AutoCloseable {
+  /** The name definitions use to pick this channel, e.g. {@code local} or {@code http}. */
+  String name();
+
+  /** Starts one attempt. */
+  CompletionStage<DeliveryResult> deliver(Delivery delivery);
+
+  /**
+   * Checks, when a definition is saved, that this channel can deliver to {@code target}.
+   *
+   * @throws dev.herald.InvalidInputException naming field {@code target} if it cannot
+   */
+  default void validateTarget(String target) {}
+
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,13 @@
+package dev.herald.spi;
+
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+
+/**
+ * One attempt to hand to a channel.
+ *
+ * @param notice the notice as claimed
+ * @param definition its definition
+ * @param attempt this attempt's number, 1 for the first
+ */
+public record Delivery(Notice notice, NoticeDefinition definition, int attempt) {}

@@ -1,0 +1,747 @@
+package dev.herald.store.jdbc;
+
+import dev.herald.AlertPolicy;
+import dev.herald.Attempt;
+import dev.herald.DeliveryResult;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeStatus;
+import dev.herald.Page;
+import dev.herald.StoreException;
+import dev.herald.schedule.RetrySchedule;
+import dev.herald.spi.Change;
+import dev.herald.spi.Claim;
+import dev.herald.spi.InsertResult;
+import dev.herald.spi.NoticeRow;
+import dev.herald.spi.NoticeStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** {@link NoticeStore} over JDBC. Thread-safe; each call borrows a connection from the pool. */
+public final class JdbcNoticeStore implements NoticeStore {
+
+  private static final String LIVE_COLUMNS =
+      "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at, due_at,"
+          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version";
+  private static final String HISTORY_COLUMNS =
+      "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at,"
+          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version";
+  private static final String INSERT_LIVE =
+      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT_HISTORY =
+      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String UPDATE_LIVE =
+      "UPDATE herald_notice SET description = ?, status = ?, attempts = ?, retry_base = ?, due_at = ?,"
+          + " last_attempt_at = ?, last_error = ?, updated_at = ?, owner = ?, lease_until = ?, version = ?"
+          + " WHERE id = ? AND version = ?";
+  private static final String DELETE_LIVE = "DELETE FROM herald_notice WHERE id = ? AND version = ?";
+  private static final String DELETE_HISTORY = "DELETE FROM herald_notice_history WHERE id = ? AND version = ?";
+  private static final String INSERT_ATTEMPT =
+      "INSERT INTO herald_attempt (notice_id, number, started_at, duration_ms, outcome, detail, node)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+  private final DataSource dataSource;
+  private final Dialect dialect;
+  private final Clock clock;
+
+  public JdbcNoticeStore(DataSource dataSource, Dialect dialect, Clock clock) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.clock = clock;
+  }
+
+  /** A store for the given data source, with the dialect detected from the database. */
+  public static JdbcNoticeStore create(DataSource dataSource, Clock clock) {
+    return new JdbcNoticeStore(dataSource, Dialect.detect(dataSource), clock);
+  }
+
+  public Dialect dialect() {
+    return dialect;
+  }
+
+  @Override
+  public void migrate() {
+    new SchemaMigrator(dataSource, dialect, clock).migrate();
+  }
+
+  // ---------------------------------------------------------------- definitions
+
+  @Override
+  public void saveDefinition(NoticeDefinition d, Instant now) {
+    inTransaction("save definition " + d.name(), c -> {
+      int updated;
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE herald_definition SET channel = ?, target = ?, retry_schedule = ?, max_attempts = ?,"
+              + " max_interval_ms = ?, alert_policy = ?, confirm_required = ?, confirm_timeout_ms = ?,"
+              + " description = ?, updated_at = ? WHERE name = ?")) {
+        bindDefinition(ps, d);
+        ps.setLong(10, now.toEpochMilli());
+        ps.setString(11, d.name());
+        updated = ps.executeUpdate();
+      }
+      if (updated == 0) {
+        try (PreparedStatement ps = c.prepareStatement(
+            "INSERT INTO herald_definition (channel, target, retry_schedule, max_attempts, max_interval_ms,"
+                + " alert_policy, confirm_required, confirm_timeout_ms, description, updated_at, name, created_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+          bindDefinition(ps, d);
+          ps.setLong(10, now.toEpochMilli());
+          ps.setString(11, d.name());
+          ps.setLong(12, now.toEpochMilli());
+          ps.executeUpdate();
+        }
+      }
+      return null;
+    });
+  }
+
+  private static void bindDefinition(PreparedStatement ps, NoticeDefinition d) throws SQLException {
+    ps.setString(1, d.channel());
+    ps.setString(2, d.target());
+    ps.setString(3, d.retrySchedule().text());
+    ps.setInt(4, d.maxAttempts());
+    setLong(ps, 5, d.maxInterval() == null ? null : d.maxInterval().toMillis());
+    ps.setString(6, d.alertPolicy().text());
+    ps.setBoolean(7, d.confirmRequired());
+    ps.setLong(8, d.confirmTimeout().toMillis());
+    ps.setString(9, d.description());
+  }
+
+  @Override
+  public Optional<NoticeDefinition> findDefinition(String name) {
+    return inTransaction("find definition " + name, c -> {
+      try (PreparedStatement ps = c.prepareStatement("SELECT * FROM herald_definition WHERE name = ?")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.of(readDefinition(rs)) : Optional.empty();
+        }
+      }
+    });
+  }
+
+  @Override
+  public List<NoticeDefinition> listDefinitions() {
+    return inTransaction("list definitions", c -> {
+      List<NoticeDefinition> out = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement("SELECT * FROM herald_definition ORDER BY name");
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(readDefinition(rs));
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public boolean deleteDefinition(String name) {
+    return inTransaction("delete definition " + name, c -> {
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM herald_definition WHERE name = ?")) {
+        ps.setString(1, name);
+        return ps.executeUpdate() > 0;
+      }
+    });
+  }
+
+  private static NoticeDefinition readDefinition(ResultSet rs) throws SQLException {
+    long maxInterval = rs.getLong("max_interval_ms");
+    Duration cap = rs.wasNull() ? null : Duration.ofMillis(maxInterval);
+    return new NoticeDefinition(
+        rs.getString("name"),
+        rs.getString("channel"),
+        rs.getString("target"),
+        RetrySchedule.parse(rs.getString("retry_schedule")),
+        rs.getInt("max_attempts"),
+        cap,
+        AlertPolicy.parse(rs.getString("alert_policy")),
+        rs.getBoolean("confirm_required"),
+        Duration.ofMillis(rs.getLong("confirm_timeout_ms")),
+        rs.getString("description"));
+  }
+
+  // ---------------------------------------------------------------- intake
+
+  @Override
+  public InsertResult insert(Connection c, NoticeRow row) {
+    Notice n = row.notice();
+    try {
+      if (n.idempotencyKey() != null && !claimIdempotencyKey(c, n)) {
+        UUID existingId = existingNoticeFor(c, n.definition(), n.idempotencyKey());
+        NoticeRow existing = find(c, existingId)
+            .orElseThrow(() -> new StoreException("idempotency key " + n.idempotencyKey() + " points at missing notice " + existingId, null));
+        return new InsertResult(existing, false);
+      }
+      try (PreparedStatement ps = c.prepareStatement(INSERT_LIVE)) {
+        bindLive(ps, row);
+        ps.executeUpdate();
+      }
+      return new InsertResult(row, true);
+    } catch (SQLException e) {
+      throw new StoreException("cannot enqueue notice of definition " + n.definition() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Records the key; false if it was already taken. */
+  private boolean claimIdempotencyKey(Connection c, Notice n) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO herald_idempotency (definition, idempotency_key, notice_id, created_at) VALUES (?, ?, ?, ?)")) {
+      ps.setString(1, n.definition());
+      ps.setString(2, n.idempotencyKey());
+      dialect.setId(ps, 3, n.id());
+      ps.setLong(4, n.createdAt().toEpochMilli());
+      ps.executeUpdate();
+      return true;
+    } catch (SQLException e) {
+      if (dialect.isDuplicateKey(e)) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private UUID existingNoticeFor(Connection c, String definition, String key) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT notice_id FROM herald_idempotency WHERE definition = ? AND idempotency_key = ?")) {
+      ps.setString(1, definition);
+      ps.setString(2, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new StoreException("idempotency key " + key + " vanished while being read", null);
+        }
+        return dialect.getId(rs, "notice_id");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- claims and leases
+
+  @Override
+  public List<NoticeRow> claim(Claim claim) {
+    return inTransaction("claim due notices", c -> switch (dialect.claimStrategy()) {
+      case SELECT_THEN_UPDATE -> claimBySelectThenUpdate(c, claim);
+    });
+  }
+
+  private List<NoticeRow> claimBySelectThenUpdate(Connection c, Claim claim) throws SQLException {
+    List<NoticeRow> candidates = new ArrayList<>(claim.limit());
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE due_at <= ? AND lease_until < ?"
+            + " ORDER BY due_at LIMIT ?")) {
+      ps.setLong(1, claim.horizon().toEpochMilli());
+      ps.setLong(2, claim.now().toEpochMilli());
+      ps.setInt(3, claim.limit());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          candidates.add(readLive(rs));
+        }
+      }
+    }
+    if (candidates.isEmpty()) {
+      return candidates;
+    }
+    List<NoticeRow> leased = new ArrayList<>(candidates.size());
+    try (PreparedStatement ps = c.prepareStatement(
+        "UPDATE herald_notice SET status = ?, owner = ?, lease_until = ?, version = ?, updated_at = ?"
+            + " WHERE id = ? AND version = ?")) {
+      for (NoticeRow row : candidates) {
+        NoticeRow next = leasedCopy(row, claim);
+        ps.setString(1, NoticeStatus.IN_FLIGHT.name());
+        ps.setString(2, claim.owner());
+        ps.setLong(3, claim.leaseUntil().toEpochMilli());
+        ps.setLong(4, next.version());
+        ps.setLong(5, claim.now().toEpochMilli());
+        dialect.setId(ps, 6, row.id());
+        ps.setLong(7, row.version());
+        ps.addBatch();
+        leased.add(next);
+      }
+      int[] counts = ps.executeBatch();
+      List<NoticeRow> won = new ArrayList<>(leased.size());
+      for (int i = 0; i < counts.length; i++) {
+        if (counts[i] == 1) {
+          won.add(leased.get(i));
+        }
+      }
+      return won;
+    }
+  }
+
+  private static NoticeRow leasedCopy(NoticeRow row, Claim claim) {
+    Notice n = row.notice();
+    Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
+        NoticeStatus.IN_FLIGHT, n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(),
+        n.createdAt(), claim.now(), null);
+    return row.next(leased, claim.owner(), claim.leaseUntil());
+  }
+
+  @Override
+  public Set<UUID> renewLeases(String owner, Collection<UUID> ids, Instant leaseUntil) {
+    if (ids.isEmpty()) {
+      return Set.of();
+    }
+    return inTransaction("renew leases", c -> {
+      List<UUID> ordered = new ArrayList<>(ids);
+      Set<UUID> kept = new HashSet<>();
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE herald_notice SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'IN_FLIGHT'")) {
+        for (UUID id : ordered) {
+          ps.setLong(1, leaseUntil.toEpochMilli());
+          dialect.setId(ps, 2, id);
+          ps.setString(3, owner);
+          ps.addBatch();
+        }
+        int[] counts = ps.executeBatch();
+        for (int i = 0; i < counts.length; i++) {
+          if (counts[i] == 1) {
+            kept.add(ordered.get(i));
+          }
+        }
+      }
+      return kept;
+    });
+  }
+
+  @Override
+  public int releaseAll(String owner, Instant now) {
+    return inTransaction("release leases of " + owner, c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "UPDATE herald_notice SET status = CASE WHEN attempts = retry_base THEN 'PENDING' ELSE 'FAILED' END,"
+              + " owner = NULL, lease_until = 0, version = version + 1, updated_at = ?"
+              + " WHERE owner = ? AND status = 'IN_FLIGHT'")) {
+        ps.setLong(1, now.toEpochMilli());
+        ps.setString(2, owner);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  @Override
+  public List<Boolean> apply(List<Change> changes) {
+    if (changes.isEmpty()) {
+      return List.of();
+    }
+    return inTransaction("record " + changes.size() + " outcome(s)", c -> applyAll(c, changes));
+  }
+
+  private List<Boolean> applyAll(Connection c, List<Change> changes) throws SQLException {
+    boolean[] applied = new boolean[changes.size()];
+    List<Integer> updates = new ArrayList<>();
+    List<Integer> archives = new ArrayList<>();
+    List<Integer> restores = new ArrayList<>();
+    for (int i = 0; i < changes.size(); i++) {
+      Change ch = changes.get(i);
+      if (ch.expected().status().isFinished()) {
+        restores.add(i);
+      } else if (ch.next().status().isFinished()) {
+        archives.add(i);
+      } else {
+        updates.add(i);
+      }
+    }
+    if (!updates.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement(UPDATE_LIVE)) {
+        for (int i : updates) {
+          bindUpdate(ps, changes.get(i));
+          ps.addBatch();
+        }
+        markApplied(ps.executeBatch(), updates, applied);
+      }
+    }
+    if (!archives.isEmpty()) {
+      moveRows(c, changes, archives, applied, DELETE_LIVE, INSERT_HISTORY, true);
+    }
+    if (!restores.isEmpty()) {
+      moveRows(c, changes, restores, applied, DELETE_HISTORY, INSERT_LIVE, false);
+    }
+    insertAttempts(c, changes, applied);
+    List<Boolean> out = new ArrayList<>(applied.length);
+    for (boolean b : applied) {
+      out.add(b);
+    }
+    return out;
+  }
+
+  /** Deletes each row from one table (version-checked), then inserts the new state in the other. */
+  private void moveRows(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied,
+      String deleteSql, String insertSql, boolean toHistory) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(deleteSql)) {
+      for (int i : indexes) {
+        NoticeRow expected = changes.get(i).expected();
+        dialect.setId(ps, 1, expected.id());
+        ps.setLong(2, expected.version());
+        ps.addBatch();
+      }
+      markApplied(ps.executeBatch(), indexes, applied);
+    }
+    boolean any = false;
+    try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+      for (int i : indexes) {
+        if (!applied[i]) {
+          continue;
+        }
+        NoticeRow next = changes.get(i).next();
+        if (toHistory) {
+          bindHistory(ps, next);
+        } else {
+          bindLive(ps, next);
+        }
+        ps.addBatch();
+        any = true;
+      }
+      if (any) {
+        ps.executeBatch();
+      }
+    }
+  }
+
+  private void insertAttempts(Connection c, List<Change> changes, boolean[] applied) throws SQLException {
+    boolean any = false;
+    try (PreparedStatement ps = c.prepareStatement(INSERT_ATTEMPT)) {
+      for (int i = 0; i < changes.size(); i++) {
+        Attempt a = changes.get(i).attempt();
+        if (a == null || !applied[i]) {
+          continue;
+        }
+        dialect.setId(ps, 1, a.noticeId());
+        ps.setInt(2, a.number());
+        ps.setLong(3, a.startedAt().toEpochMilli());
+        ps.setLong(4, a.duration().toMillis());
+        ps.setString(5, a.outcome().name());
+        ps.setString(6, Attempt.bound(a.detail()));
+        ps.setString(7, a.node());
+        ps.addBatch();
+        any = true;
+      }
+      if (any) {
+        ps.executeBatch();
+      }
+    }
+  }
+
+  private static void markApplied(int[] counts, List<Integer> indexes, boolean[] applied) {
+    for (int k = 0; k < counts.length; k++) {
+      applied[indexes.get(k)] = counts[k] == 1;
+    }
+  }
+
+  private void bindUpdate(PreparedStatement ps, Change ch) throws SQLException {
+    NoticeRow next = ch.next();
+    Notice n = next.notice();
+    ps.setString(1, n.description());
+    ps.setString(2, n.status().name());
+    ps.setInt(3, n.attempts());
+    ps.setInt(4, next.retryBase());
+    ps.setLong(5, n.nextAttemptAt().toEpochMilli());
+    setLong(ps, 6, millis(n.lastAttemptAt()));
+    ps.setString(7, Attempt.bound(n.lastError()));
+    ps.setLong(8, n.updatedAt().toEpochMilli());
+    ps.setString(9, next.owner());
+    ps.setLong(10, next.leaseUntil().toEpochMilli());
+    ps.setLong(11, next.version());
+    dialect.setId(ps, 12, n.id());
+    ps.setLong(13, ch.expected().version());
+  }
+
+  private void bindLive(PreparedStatement ps, NoticeRow row) throws SQLException {
+    Notice n = row.notice();
+    dialect.setId(ps, 1, n.id());
+    ps.setString(2, n.definition());
+    ps.setString(3, n.payload());
+    ps.setString(4, n.description());
+    ps.setString(5, n.idempotencyKey());
+    ps.setString(6, n.status().name());
+    ps.setInt(7, n.attempts());
+    ps.setInt(8, row.retryBase());
+    ps.setLong(9, n.fireAt().toEpochMilli());
+    ps.setLong(10, n.nextAttemptAt().toEpochMilli());
+    setLong(ps, 11, millis(n.lastAttemptAt()));
+    ps.setString(12, Attempt.bound(n.lastError()));
+    ps.setLong(13, n.createdAt().toEpochMilli());
+    ps.setLong(14, n.updatedAt().toEpochMilli());
+    ps.setString(15, row.owner());
+    ps.setLong(16, row.leaseUntil().toEpochMilli());
+    ps.setLong(17, row.version());
+  }
+
+  private void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
+    Notice n = row.notice();
+    dialect.setId(ps, 1, n.id());
+    ps.setString(2, n.definition());
+    ps.setString(3, n.payload());
+    ps.setString(4, n.description());
+    ps.setString(5, n.idempotencyKey());
+    ps.setString(6, n.status().name());
+    ps.setInt(7, n.attempts());
+    ps.setInt(8, row.retryBase());
+    ps.setLong(9, n.fireAt().toEpochMilli());
+    setLong(ps, 10, millis(n.lastAttemptAt()));
+    ps.setString(11, Attempt.bound(n.lastError()));
+    ps.setLong(12, n.createdAt().toEpochMilli());
+    ps.setLong(13, n.updatedAt().toEpochMilli());
+    ps.setLong(14, n.finishedAt().toEpochMilli());
+    ps.setLong(15, row.version());
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public Optional<NoticeRow> find(UUID id) {
+    return inTransaction("find notice " + id, c -> find(c, id));
+  }
+
+  private Optional<NoticeRow> find(Connection c, UUID id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE id = ?")) {
+      dialect.setId(ps, 1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return Optional.of(readLive(rs));
+        }
+      }
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT " + HISTORY_COLUMNS + " FROM herald_notice_history WHERE id = ?")) {
+      dialect.setId(ps, 1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(readHistory(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  @Override
+  public List<Attempt> attempts(UUID noticeId) {
+    return inTransaction("read attempts of " + noticeId, c -> {
+      List<Attempt> out = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT notice_id, number, started_at, duration_ms, outcome, detail, node FROM herald_attempt"
+              + " WHERE notice_id = ? ORDER BY number")) {
+        dialect.setId(ps, 1, noticeId);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(new Attempt(
+                dialect.getId(rs, "notice_id"),
+                rs.getInt("number"),
+                Instant.ofEpochMilli(rs.getLong("started_at")),
+                Duration.ofMillis(rs.getLong("duration_ms")),
+                DeliveryResult.Outcome.valueOf(rs.getString("outcome")),
+                rs.getString("detail"),
+                rs.getString("node")));
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public Page<Notice> query(NoticeQuery q) {
+    Set<NoticeStatus> statuses = q.statuses().isEmpty() ? Set.of(NoticeStatus.values()) : q.statuses();
+    boolean live = statuses.stream().anyMatch(s -> !s.isFinished());
+    boolean history = statuses.stream().anyMatch(NoticeStatus::isFinished);
+    List<Object> args = new ArrayList<>();
+    List<String> parts = new ArrayList<>();
+    if (live) {
+      parts.add("SELECT " + LIVE_COLUMNS + ", NULL AS finished_at FROM herald_notice"
+          + where(q, statuses.stream().filter(s -> !s.isFinished()).toList(), args));
+    }
+    if (history) {
+      parts.add("SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
+          + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
+          + " 0 AS lease_until, version, finished_at FROM herald_notice_history"
+          + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args));
+    }
+    String sql = "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") n"
+        + " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+    args.add(q.limit() + 1);
+    args.add(q.offset());
+    return inTransaction("query notices", c -> {
+      List<Notice> items = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        for (int i = 0; i < args.size(); i++) {
+          ps.setObject(i + 1, args.get(i));
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            items.add(readNotice(rs, true));
+          }
+        }
+      }
+      boolean more = items.size() > q.limit();
+      return new Page<>(more ? items.subList(0, q.limit()) : items, q.offset(), q.limit(), more);
+    });
+  }
+
+  private static String where(NoticeQuery q, List<NoticeStatus> statuses, List<Object> args) {
+    List<String> terms = new ArrayList<>();
+    if (q.definition() != null) {
+      terms.add("definition = ?");
+      args.add(q.definition());
+    }
+    if (statuses.size() < (statuses.getFirst().isFinished() ? 3 : 4)) {
+      terms.add("status IN (" + String.join(", ", statuses.stream().map(s -> "?").toList()) + ")");
+      statuses.forEach(s -> args.add(s.name()));
+    }
+    if (q.createdFrom() != null) {
+      terms.add("created_at >= ?");
+      args.add(q.createdFrom().toEpochMilli());
+    }
+    if (q.createdTo() != null) {
+      terms.add("created_at < ?");
+      args.add(q.createdTo().toEpochMilli());
+    }
+    return terms.isEmpty() ? "" : " WHERE " + String.join(" AND ", terms);
+  }
+
+  @Override
+  public List<NoticeRow> findFinished(String definition, NoticeStatus status, Instant from, Instant to, int limit) {
+    return inTransaction("find finished notices", c -> {
+      List<NoticeRow> out = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT " + HISTORY_COLUMNS + " FROM herald_notice_history WHERE definition = ? AND status = ?"
+              + " AND finished_at >= ? AND finished_at < ? ORDER BY finished_at LIMIT ?")) {
+        ps.setString(1, definition);
+        ps.setString(2, status.name());
+        ps.setLong(3, from.toEpochMilli());
+        ps.setLong(4, to.toEpochMilli());
+        ps.setInt(5, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(readHistory(rs));
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public int purgeHistory(Instant before, int limit) {
+    return inTransaction("purge history", c -> {
+      List<UUID> ids = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT id FROM herald_notice_history WHERE finished_at < ? ORDER BY finished_at LIMIT ?")) {
+        ps.setLong(1, before.toEpochMilli());
+        ps.setInt(2, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            ids.add(dialect.getId(rs, "id"));
+          }
+        }
+      }
+      for (String sql : List.of(
+          "DELETE FROM herald_attempt WHERE notice_id = ?",
+          "DELETE FROM herald_idempotency WHERE notice_id = ?",
+          "DELETE FROM herald_notice_history WHERE id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+          for (UUID id : ids) {
+            dialect.setId(ps, 1, id);
+            ps.addBatch();
+          }
+          if (!ids.isEmpty()) {
+            ps.executeBatch();
+          }
+        }
+      }
+      return ids.size();
+    });
+  }
+
+  private NoticeRow readLive(ResultSet rs) throws SQLException {
+    String owner = rs.getString("owner");
+    return new NoticeRow(readNotice(rs, false), owner, Instant.ofEpochMilli(rs.getLong("lease_until")),
+        rs.getLong("version"), rs.getInt("retry_base"));
+  }
+
+  private NoticeRow readHistory(ResultSet rs) throws SQLException {
+    return new NoticeRow(readNotice(rs, true), null, Instant.EPOCH, rs.getLong("version"), rs.getInt("retry_base"));
+  }
+
+  /** Reads the public view; {@code union} marks a row that may carry both due_at and finished_at. */
+  private Notice readNotice(ResultSet rs, boolean hasFinished) throws SQLException {
+    NoticeStatus status = NoticeStatus.valueOf(rs.getString("status"));
+    Instant due = status.isFinished() ? null : instant(rs, "due_at");
+    Instant finished = hasFinished && status.isFinished() ? instant(rs, "finished_at") : null;
+    return new Notice(
+        dialect.getId(rs, "id"),
+        rs.getString("definition"),
+        rs.getString("payload"),
+        rs.getString("description"),
+        rs.getString("idempotency_key"),
+        status,
+        rs.getInt("attempts"),
+        instant(rs, "fire_at"),
+        due,
+        instant(rs, "last_attempt_at"),
+        rs.getString("last_error"),
+        instant(rs, "created_at"),
+        instant(rs, "updated_at"),
+        finished);
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(v);
+  }
+
+  private static Long millis(Instant t) {
+    return t == null ? null : t.toEpochMilli();
+  }
+
+  private static void setLong(PreparedStatement ps, int index, Long value) throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.BIGINT);
+    } else {
+      ps.setLong(index, value);
+    }
+  }
+
+  @FunctionalInterface
+  private interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T inTransaction(String what, SqlWork<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
+        c.setAutoCommit(auto);
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot " + what + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Exception cause) {
+    try {
+      c.rollback();
+    } catch (SQLException suppressed) {
+      cause.addSuppressed(suppressed);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package dev.herald.store.jdbc;
+
+import dev.herald.StoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the versioned scripts in {@code db/herald/<dialect>/} (listed, in order, in its {@code
+ * migrations.txt}) that the database has not seen, each in its own transaction, recording them in
+ * {@code herald_schema_version}. Scripts are never edited once released: a change is a new script.
+ */
+final class SchemaMigrator {
+  private static final Logger log = LoggerFactory.getLogger(SchemaMigrator.class);
+
+  private final DataSource dataSource;
+  private final Dialect dialect;
+  private final Clock clock;
+
+  SchemaMigrator(DataSource dataSource, Dialect dialect, Clock clock) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.clock = clock;
+  }
+
+  void migrate() {
+    String folder = "db/herald/" + dialect.name() + "/";
+    List<String> scripts = lines(read(folder + "migrations.txt"));
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute(
+            "CREATE TABLE IF NOT EXISTS herald_schema_version ("
+                + "version INT NOT NULL PRIMARY KEY, script VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)");
+      }
+      c.commit();
+      int current = currentVersion(c);
+      for (String script : scripts) {
+        int version = versionOf(script);
+        if (version <= current) {
+          continue;
+        }
+        log.info("Herald schema: applying {} ({})", script, dialect.name());
+        try (Statement st = c.createStatement()) {
+          for (String sql : statements(read(folder + script))) {
+            st.execute(sql);
+          }
+        }
+        try (PreparedStatement ps =
+            c.prepareStatement("INSERT INTO herald_schema_version (version, script, applied_at) VALUES (?, ?, ?)")) {
+          ps.setInt(1, version);
+          ps.setString(2, script);
+          ps.setLong(3, clock.millis());
+          ps.executeUpdate();
+        }
+        c.commit();
+        current = version;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("Herald schema migration failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static int currentVersion(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COALESCE(MAX(version), 0) FROM herald_schema_version")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  static int versionOf(String script) {
+    if (!script.startsWith("V") || !script.contains("__")) {
+      throw new IllegalStateException("migration script name must look like V<n>__<what>.sql: " + script);
+    }
+    return Integer.parseInt(script.substring(1, script.indexOf("__")));
+  }
+
+  /** Splits a script on semicolons at line ends; drops comment-only lines. */
+  static List<String> statements(String script) {
+    List<String> out = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : script.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+        continue;
+      }
+      current.append(line).append('\n');
+      if (trimmed.endsWith(";")) {
+        String sql = current.toString().strip();
+        out.add(sql.substring(0, sql.length() - 1));
+        current.setLength(0);
+      }
+    }
+    if (!current.toString().isBlank()) {
+      out.add(current.toString().strip());
+    }
+    return out;
+  }
+
+  private static List<String> lines(String text) {
+    return text.lines().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+  }
+
+  private static String read(String resource) {
+    try (InputStream in = SchemaMigrator.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("missing migration resource " + resource);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + resource, e);
+    }
+  }
+}

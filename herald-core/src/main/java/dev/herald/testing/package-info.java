@@ -1,0 +1,2 @@
+/** Test helpers for users of Herald: a settable clock and a driver that runs what is due now. */
+package dev.herald.testing;
