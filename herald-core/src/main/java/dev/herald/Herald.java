@@ -101,6 +101,11 @@ public final class Herald implements AutoCloseable {
     return engine.settings();
   }
 
+  /** Whether {@link #deliverNow} currently delivers inline to this definition's receiver. */
+  public ReceiverState receiverState(String definition) {
+    return engine.circuitState(definition);
+  }
+
   // ---------------------------------------------------------------- enqueue
 
   /** Enqueues in a transaction of Herald's own and commits it; the notice is due at its fire time. */
@@ -169,6 +174,24 @@ public final class Herald implements AutoCloseable {
   }
 
   /**
+   * Stores the notice and delivers it at once, waiting at most {@code maxWait} for the first
+   * attempt (document 003's sync-first delivery). When the receiver is known to be failing or
+   * rate-limiting (its circuit is open), returns DEFERRED at once without trying. A deferred notice is
+   * durable and delivered in the background on the definition's schedule.
+   */
+  public SyncDelivery deliverNow(NoticeRequest request, Duration maxWait) {
+    return engine.deliverNow(this::enqueue, request, maxWait);
+  }
+
+  /**
+   * Completes with the notice as recorded after its next attempt on this node, or at once if it
+   * already had an attempt or finished. Use {@code orTimeout} or {@code get(timeout)} to bound the wait.
+   */
+  public java.util.concurrent.CompletableFuture<Notice> outcomeOf(java.util.UUID noticeId) {
+    return engine.outcomeOf(noticeId);
+  }
+
+  /**
    * Runs, on the calling thread, one attempt of every notice due by the clock's current time and
    * records the outcomes. For tests (with a settable clock) and tools; only on a Herald that was
    * not started. Returns the number of attempts.
@@ -206,6 +229,8 @@ public final class Herald implements AutoCloseable {
     private Duration historyRetention = Duration.ofDays(30);
     private Duration housekeepingInterval = Duration.ofMinutes(10);
     private int maxPayloadBytes = 1 << 20;
+    private int circuitFailureThreshold = 5;
+    private Duration circuitOpenFor = Duration.ofSeconds(30);
 
     private Builder() {}
 
@@ -330,11 +355,23 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /** Consecutive failed attempts after which {@link Herald#deliverNow} stops delivering inline. */
+    public Builder circuitFailureThreshold(int n) {
+      this.circuitFailureThreshold = n;
+      return this;
+    }
+
+    /** How long an open receiver circuit defers inline delivery before probing again. */
+    public Builder circuitOpenFor(Duration d) {
+      this.circuitOpenFor = d;
+      return this;
+    }
+
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
       EngineSettings settings = new EngineSettings(nodeId, pollInterval, lookAhead, lease, claimBatch, maxHeld,
           maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
-          housekeepingInterval, maxPayloadBytes);
+          housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor);
       if (dataSource != null && h2File != null) {
         throw new InvalidInputException("dataSource", "give a data source or an H2 file, not both");
       }

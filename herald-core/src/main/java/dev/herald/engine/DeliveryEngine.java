@@ -78,6 +78,8 @@ public final class DeliveryEngine implements NoticeOperations {
   private final Semaphore room;
   private final Semaphore deliverySlots;
   private final OutcomeWriter writer;
+  private final ReceiverCircuits circuits;
+  private final Map<UUID, Waiter> waiters = new ConcurrentHashMap<>();
   private final Object pollSignal = new Object();
   private volatile boolean pollRequested;
   private volatile State state = State.NEW;
@@ -99,7 +101,10 @@ public final class DeliveryEngine implements NoticeOperations {
     this.room = new Semaphore(settings.maxHeld());
     this.deliverySlots = new Semaphore(settings.maxConcurrentDeliveries());
     this.writer = new OutcomeWriter(store, settings.writeBatch(), this::recorded, this.listeners);
+    this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor());
   }
+
+  private record Waiter(CompletableFuture<Notice> future, long sinceMillis) {}
 
   public DefinitionCache definitions() {
     return definitions;
@@ -232,7 +237,12 @@ public final class DeliveryEngine implements NoticeOperations {
     long now = clock.millis();
     long margin = Math.min(settings.lease().toMillis() / 2, 5_000);
     boolean wake = false;
+    Set<UUID> confirmed = confirmReserved(written);
     for (Enqueued e : written) {
+      if (e.reserved() && !confirmed.contains(e.notice().id())) {
+        room.release(); // rolled back to a savepoint inside the committed transaction: it does not exist
+        continue;
+      }
       if (e.created()) {
         listeners.onEnqueued(e.notice());
       }
@@ -250,6 +260,30 @@ public final class DeliveryEngine implements NoticeOperations {
     }
     if (wake && isRunning()) {
       requestPoll();
+    }
+  }
+
+  /**
+   * Reads back, in one round trip, which reserved notices really committed (a rollback to a
+   * savepoint inside the caller's transaction removes a row that the transaction still lists), and
+   * refreshes their leases. If the database cannot answer, none is fired from memory: the poll
+   * delivers them after their lease.
+   */
+  private Set<UUID> confirmReserved(List<Enqueued> written) {
+    List<UUID> ids = new ArrayList<>();
+    for (Enqueued e : written) {
+      if (e.reserved()) {
+        ids.add(e.notice().id());
+      }
+    }
+    if (ids.isEmpty() || !isRunning()) {
+      return Set.of();
+    }
+    try {
+      return store.renewLeases(settings.nodeId(), ids, clock.instant().plus(settings.lease()));
+    } catch (RuntimeException ex) {
+      listeners.onEngineError("confirm committed notices", ex);
+      return Set.of();
     }
   }
 
@@ -405,7 +439,14 @@ public final class DeliveryEngine implements NoticeOperations {
   }
 
   private void finish(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
+    if (h.definition != null) {
+      circuits.record(receiverOf(h.definition), result);
+    }
     writer.submit(pendingOutcome(h, result, started, took));
+  }
+
+  private static String receiverOf(NoticeDefinition d) {
+    return d.channel() + ":" + d.target();
   }
 
   private OutcomeWriter.Pending pendingOutcome(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
@@ -443,6 +484,12 @@ public final class DeliveryEngine implements NoticeOperations {
     Notice next = c.next().notice();
     if (c.attempt() != null) {
       listeners.onAttempt(next, c.attempt());
+      if (!waiters.isEmpty()) {
+        Waiter w = waiters.remove(next.id());
+        if (w != null) {
+          w.future().complete(next);
+        }
+      }
     }
     if (next.status().isFinished()) {
       listeners.onFinished(next);
@@ -486,6 +533,9 @@ public final class DeliveryEngine implements NoticeOperations {
 
   private void housekeeping() {
     try {
+      long tooOld = clock.millis() - Duration.ofHours(1).toMillis();
+      waiters.values().removeIf(w -> w.future().isDone() || w.sinceMillis() < tooOld
+          && w.future().completeExceptionally(new TimeoutException("no attempt on this node within an hour")));
       definitions.reload();
       Instant before = clock.instant().minus(settings.historyRetention());
       int purged;
@@ -582,7 +632,64 @@ public final class DeliveryEngine implements NoticeOperations {
         throw new HeraldException("interrupted while delivering notice " + h.id(), e);
       }
     }
+    circuits.record(receiverOf(h.definition), result);
     return pendingOutcome(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
+  }
+
+  // ================================================================ waiting for outcomes, sync-first
+
+  /** See {@link dev.herald.Herald#outcomeOf}. */
+  public CompletableFuture<Notice> outcomeOf(UUID id) {
+    Waiter w = waiters.computeIfAbsent(id, k -> new Waiter(new CompletableFuture<>(), clock.millis()));
+    // The outcome may have been recorded before the waiter was registered.
+    store.find(id).ifPresentOrElse(row -> {
+      if (row.notice().attempts() > 0 || row.status().isFinished()) {
+        waiters.remove(id, w);
+        w.future().complete(row.notice());
+      }
+    }, () -> {
+      waiters.remove(id, w);
+      w.future().completeExceptionally(new NoticeNotFoundException(id));
+    });
+    return w.future();
+  }
+
+  /** See {@link dev.herald.Herald#deliverNow}; {@code enqueue} stores the notice in its own transaction. */
+  public dev.herald.SyncDelivery deliverNow(
+      java.util.function.Function<NoticeRequest, Notice> enqueue, NoticeRequest request, Duration maxWait) {
+    NoticeDefinition def = request == null || request.definition() == null
+        ? null
+        : definitions.find(request.definition()).orElse(null);
+    boolean inline = def == null || circuits.allowInline(receiverOf(def));
+    Notice stored = enqueue.apply(request); // validates (and names bad fields) before anything else
+    if (!inline) {
+      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,
+          "receiver " + receiverOf(def) + " is failing or rate-limited; delivering in the background");
+    }
+    if (!stored.status().equals(NoticeStatus.IN_FLIGHT) && !isRunning()) {
+      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored, "engine not running");
+    }
+    try {
+      Notice after = outcomeOf(stored.id()).get(maxWait.toMillis(), TimeUnit.MILLISECONDS);
+      boolean ok = after.status() == NoticeStatus.SUCCEEDED || after.status() == NoticeStatus.AWAITING_CONFIRM;
+      return ok
+          ? new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DELIVERED, after, null)
+          : new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, after,
+              "first attempt failed: " + after.lastError());
+    } catch (TimeoutException e) {
+      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,
+          "no outcome within " + maxWait.toMillis() + " ms; delivering in the background");
+    } catch (ExecutionException e) {
+      throw new HeraldException("cannot wait for notice " + stored.id() + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored, "interrupted while waiting");
+    }
+  }
+
+  /** The circuit state of a definition's receiver, for health reports and tests. */
+  public dev.herald.ReceiverState circuitState(String definition) {
+    return circuits.state(receiverOf(definitions.require(definition, "definition")));
   }
 
   // ================================================================ operator actions

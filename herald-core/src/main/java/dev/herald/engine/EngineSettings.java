@@ -19,6 +19,8 @@ import java.time.Duration;
  * @param historyRetention finished notices older than this are purged
  * @param housekeepingInterval how often history is purged and definitions reloaded
  * @param maxPayloadBytes largest payload accepted, in UTF-8 bytes
+ * @param circuitFailureThreshold consecutive failed attempts that open a receiver's circuit (sync-first delivery)
+ * @param circuitOpenFor how long an open circuit defers inline delivery before probing again
  */
 public record EngineSettings(
     String nodeId,
@@ -33,7 +35,9 @@ public record EngineSettings(
     Duration shutdownTimeout,
     Duration historyRetention,
     Duration housekeepingInterval,
-    int maxPayloadBytes) {
+    int maxPayloadBytes,
+    int circuitFailureThreshold,
+    Duration circuitOpenFor) {
 
   public EngineSettings {
     if (nodeId == null || nodeId.isBlank() || nodeId.length() > 200) {
@@ -54,6 +58,8 @@ public record EngineSettings(
     atLeastOne("maxConcurrentDeliveries", maxConcurrentDeliveries);
     atLeastOne("writeBatch", writeBatch);
     atLeastOne("maxPayloadBytes", maxPayloadBytes);
+    atLeastOne("circuitFailureThreshold", circuitFailureThreshold);
+    positive("circuitOpenFor", circuitOpenFor);
   }
 
   private static void positive(String field, Duration d) {
