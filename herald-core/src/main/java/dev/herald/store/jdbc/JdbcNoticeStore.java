@@ -257,7 +257,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     List<NoticeRow> leased = new ArrayList<>(candidates.size());
     try (PreparedStatement ps = c.prepareStatement(
         "UPDATE herald_notice SET status = ?, owner = ?, lease_until = ?, version = ?, updated_at = ?"
-            + " WHERE id = ? AND version = ?")) {
+            + " WHERE id = ? AND version = ? AND lease_until < ?")) {
       for (NoticeRow row : candidates) {
         NoticeRow next = leasedCopy(row, claim);
         ps.setString(1, NoticeStatus.IN_FLIGHT.name());
@@ -267,6 +267,7 @@ public final class JdbcNoticeStore implements NoticeStore {
         ps.setLong(5, claim.now().toEpochMilli());
         dialect.setId(ps, 6, row.id());
         ps.setLong(7, row.version());
+        ps.setLong(8, claim.now().toEpochMilli()); // a lease renewed since the select is not free
         ps.addBatch();
         leased.add(next);
       }

@@ -1,0 +1,1045 @@
+package dev.herald.store;
+
+import static dev.herald.NoticeStatus.AWAITING_CONFIRM;
+import static dev.herald.NoticeStatus.CANCELLED;
+import static dev.herald.NoticeStatus.DEAD;
+import static dev.herald.NoticeStatus.FAILED;
+import static dev.herald.NoticeStatus.IN_FLIGHT;
+import static dev.herald.NoticeStatus.PENDING;
+import static dev.herald.NoticeStatus.SUCCEEDED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.herald.AlertPolicy;
+import dev.herald.Attempt;
+import dev.herald.DeliveryResult;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeStatus;
+import dev.herald.Page;
+import dev.herald.engine.Transitions;
+import dev.herald.spi.Change;
+import dev.herald.spi.Claim;
+import dev.herald.spi.InsertResult;
+import dev.herald.spi.NoticeRow;
+import dev.herald.spi.NoticeStore;
+import dev.herald.store.jdbc.JdbcNoticeStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TimeZone;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link NoticeStore} over a database must meet, written once and run against
+ * each database by a subclass (in the style of db-scheduler's CompatibilityTest). A subclass gives
+ * a fresh, empty database per test through {@link #dataSource()}.
+ *
+ * <p>All times are whole milliseconds around a fixed instant {@link #T}, and every assertion is on
+ * exact values: a store that loses a millisecond, a field or a version bump fails here.
+ */
+public abstract class NoticeStoreContract {
+
+  /** The fixed "now" of every test. */
+  protected static final Instant T = Instant.parse("2025-03-14T09:26:53.589Z");
+
+  protected static final String DEF = "orders.paid";
+  private static final NoticeDefinition DEFINITION =
+      NoticeDefinition.builder(DEF).handler("record").retry("10s").maxAttempts(5).build();
+
+  protected final Clock clock = Clock.fixed(T, ZoneOffset.UTC);
+  protected NoticeStore store;
+
+  /** A fresh, empty database for each test; called once or more per test, always the same one. */
+  protected abstract DataSource dataSource();
+
+  @BeforeEach
+  void createStore() {
+    store = JdbcNoticeStore.create(dataSource(), clock);
+    store.migrate();
+  }
+
+  // ================================================================ schema
+
+  @Test
+  void migrateTwiceIsHarmless() throws SQLException {
+    store.migrate();
+    new JdbcNoticeStore(dataSource(), ((JdbcNoticeStore) store).dialect(), clock).migrate();
+
+    assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_schema_version WHERE version = 1 AND applied_at = ?",
+        T.toEpochMilli())).isEqualTo(1);
+    NoticeRow r = insert(row());
+    assertThat(store.find(r.id())).contains(r);
+  }
+
+  // ================================================================ definitions
+
+  @Test
+  void definitionsAreSavedFoundListedByNameUpdatedAndDeleted() throws SQLException {
+    NoticeDefinition full = NoticeDefinition.builder("payments.settled")
+        .channel("http", "https://example.test/hooks/settled?x=1&y=2")
+        .retry("exponential(base=1s, factor=2.5, cap=1h, jitter=0.2)")
+        .maxAttempts(7)
+        .maxInterval(Duration.ofMinutes(30))
+        .alert(AlertPolicy.afterFailures(3))
+        .confirmWithin(Duration.ofSeconds(90))
+        .description("settled payments, with ünïcödé")
+        .build();
+    NoticeDefinition minimal = NoticeDefinition.builder("a.first").handler("h").build();
+    NoticeDefinition perAttempt = NoticeDefinition.builder("z_last").handler("h2")
+        .retry("1:0s, 2:1m, 3:2m, 4:10m, 5:1h").unlimitedAttempts().alert(AlertPolicy.everyFailure()).build();
+
+    store.saveDefinition(full, T);
+    store.saveDefinition(perAttempt, T);
+    store.saveDefinition(minimal, T);
+
+    NoticeDefinition found = store.findDefinition("payments.settled").orElseThrow();
+    assertThat(found).isEqualTo(full);
+    assertThat(found.retrySchedule().text()).isEqualTo("exponential(base=1s, factor=2.5, cap=1h, jitter=0.2)");
+    assertThat(found.maxInterval()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(found.alertPolicy()).isEqualTo(AlertPolicy.afterFailures(3));
+    assertThat(found.alertPolicy().text()).isEqualTo("after:3");
+    assertThat(found.confirmRequired()).isTrue();
+    assertThat(found.confirmTimeout()).isEqualTo(Duration.ofSeconds(90));
+
+    NoticeDefinition foundMinimal = store.findDefinition("a.first").orElseThrow();
+    assertThat(foundMinimal).isEqualTo(minimal);
+    assertThat(foundMinimal.maxInterval()).isNull();
+    assertThat(foundMinimal.description()).isNull();
+    assertThat(foundMinimal.retrySchedule().text()).isEqualTo(NoticeDefinition.DEFAULT_SCHEDULE);
+    assertThat(foundMinimal.confirmRequired()).isFalse();
+    assertThat(store.findDefinition("z_last").orElseThrow().maxAttempts()).isEqualTo(NoticeDefinition.UNLIMITED);
+    assertThat(store.findDefinition("missing")).isEmpty();
+
+    assertThat(store.listDefinitions()).containsExactly(minimal, full, perAttempt);
+
+    NoticeDefinition changed = full.toBuilder()
+        .channel("local", "settled-handler")
+        .retry("5s, 5m, 1h, 1d")
+        .maxAttempts(3)
+        .maxInterval(null)
+        .alert(AlertPolicy.never())
+        .confirmRequired(false)
+        .confirmTimeout(Duration.ofMinutes(2))
+        .description(null)
+        .build();
+    store.saveDefinition(changed, T.plusSeconds(60));
+
+    assertThat(store.findDefinition("payments.settled")).contains(changed);
+    assertThat(store.listDefinitions()).containsExactly(minimal, changed, perAttempt);
+    assertThat(count("SELECT COUNT(*) FROM herald_definition WHERE name = ? AND created_at = ? AND updated_at = ?",
+        "payments.settled", T.toEpochMilli(), T.plusSeconds(60).toEpochMilli()))
+        .as("an update keeps created_at and moves updated_at").isEqualTo(1);
+
+    assertThat(store.deleteDefinition("payments.settled")).isTrue();
+    assertThat(store.deleteDefinition("payments.settled")).isFalse();
+    assertThat(store.findDefinition("payments.settled")).isEmpty();
+    assertThat(store.listDefinitions()).containsExactly(minimal, perAttempt);
+  }
+
+  // ================================================================ insert
+
+  @Test
+  void insertThenFindReturnsAnEqualRow() {
+    NoticeRow failed = row()
+        .payload("{\"order\":42,\"items\":[1,2,3],\"name\":\"Zoë\"}")
+        .description("order 42, second try")
+        .key("order-42")
+        .status(FAILED)
+        .attempts(3, 1)
+        .version(4)
+        .fireAt(T.minusSeconds(600))
+        .due(T.plusMillis(12_345))
+        .lastAttempt(T.minusMillis(5_001), "HTTP 503: Service Unavailable")
+        .created(T.minusSeconds(900))
+        .updated(T.minusMillis(5_000))
+        .build();
+    NoticeRow leased = row().leasedBy("node-a", T.plusSeconds(30)).build();
+    NoticeRow bare = row().description(null).build();
+
+    assertThat(insertResult(failed)).isEqualTo(new InsertResult(failed, true));
+    insert(leased);
+    insert(bare);
+
+    assertThat(store.find(failed.id())).contains(failed);
+    assertThat(store.find(leased.id())).contains(leased);
+    NoticeRow found = store.find(bare.id()).orElseThrow();
+    assertThat(found).isEqualTo(bare);
+    assertThat(found.owner()).isNull();
+    assertThat(found.leaseUntil()).isEqualTo(Instant.EPOCH);
+    assertThat(found.notice().lastAttemptAt()).isNull();
+    assertThat(found.notice().finishedAt()).isNull();
+    assertThat(store.find(UUID.randomUUID())).isEmpty();
+  }
+
+  @Test
+  void anIdempotencyKeyIsUsedOncePerDefinition() throws SQLException {
+    NoticeRow first = row().key("k-1").build();
+    NoticeRow again = row().key("k-1").payload("{\"other\":true}").build();
+    NoticeRow otherDefinition = row().definition("orders.shipped").key("k-1").due(T.plusSeconds(60)).build();
+
+    assertThat(insertResult(first)).isEqualTo(new InsertResult(first, true));
+    assertThat(insertResult(again)).isEqualTo(new InsertResult(first, false));
+    assertThat(insertResult(otherDefinition)).isEqualTo(new InsertResult(otherDefinition, true));
+
+    assertThat(store.find(again.id())).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM herald_notice")).isEqualTo(2);
+
+    // The key outlives the move to history: it still points at the finished notice.
+    NoticeRow claimed = claimOne(first);
+    assertThat(apply(Transitions.move(claimed, CANCELLED, null, T))).containsExactly(true);
+    NoticeRow archived = store.find(first.id()).orElseThrow();
+    InsertResult late = insertResult(row().key("k-1").build());
+    assertThat(late.created()).isFalse();
+    assertThat(late.row()).isEqualTo(archived);
+    assertThat(late.row().notice().finishedAt()).isEqualTo(T);
+  }
+
+  @Test
+  void anInsertRolledBackByTheCallerLeavesNothing() throws SQLException {
+    NoticeRow r = row().key("k-rolled-back").build();
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(store.insert(c, r).created()).isTrue();
+      c.rollback();
+    }
+
+    assertThat(store.find(r.id())).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM herald_notice")).isZero();
+    assertThat(count("SELECT COUNT(*) FROM herald_idempotency")).isZero();
+    NoticeRow retry = row().key("k-rolled-back").build();
+    assertThat(insertResult(retry)).as("the key was rolled back too").isEqualTo(new InsertResult(retry, true));
+  }
+
+  // ================================================================ claim
+
+  @Test
+  void claimLeasesDueFreeRowsOldestDueFirst() {
+    Instant horizon = T.plusSeconds(5);
+    Instant lease = T.plusSeconds(30);
+    NoticeRow dueLater = insert(row().due(T.plusSeconds(2)));
+    NoticeRow dueNow = insert(row().due(T));
+    NoticeRow atHorizon = insert(row().due(horizon));
+    NoticeRow beyond = insert(row().due(horizon.plusMillis(1)));
+    NoticeRow failed = insert(row().status(FAILED).attempts(1, 0).due(T.minusSeconds(3)));
+    NoticeRow confirmTimedOut = insert(row().status(AWAITING_CONFIRM).attempts(1, 0).due(T.minusSeconds(1)));
+    NoticeRow heldByOther = insert(row().leasedBy("other", T.plusSeconds(60)).due(T.minusSeconds(5)));
+    NoticeRow leaseEndsNow = insert(row().leasedBy("other", T).due(T.minusSeconds(6)));
+    NoticeRow leaseExpired = insert(row().leasedBy("dead-node", T.minusMillis(1)).due(T.minusSeconds(4)));
+
+    List<NoticeRow> got = store.claim(new Claim("n1", T, horizon, lease, 100));
+
+    List<NoticeRow> expected = List.of(
+        leased(leaseExpired, "n1", lease, T),
+        leased(failed, "n1", lease, T),
+        leased(confirmTimedOut, "n1", lease, T),
+        leased(dueNow, "n1", lease, T),
+        leased(dueLater, "n1", lease, T),
+        leased(atHorizon, "n1", lease, T));
+    assertThat(got).containsExactlyElementsOf(expected);
+    for (NoticeRow r : got) {
+      assertThat(r.status()).isEqualTo(IN_FLIGHT);
+      assertThat(r.owner()).isEqualTo("n1");
+      assertThat(r.leaseUntil()).isEqualTo(lease);
+      assertThat(store.find(r.id())).as("stored as returned").contains(r);
+    }
+    assertThat(got.get(1).version()).isEqualTo(failed.version() + 1);
+    assertThat(store.find(beyond.id())).contains(beyond);
+    assertThat(store.find(heldByOther.id())).contains(heldByOther);
+    assertThat(store.find(leaseEndsNow.id())).as("a lease ending exactly now is still held").contains(leaseEndsNow);
+
+    assertThat(store.claim(new Claim("n2", T, horizon, lease, 100))).as("nothing left at the same time").isEmpty();
+  }
+
+  @Test
+  void claimRespectsTheLimit() {
+    List<NoticeRow> rows = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      rows.add(insert(row().due(T.minusSeconds(10 - i))));
+    }
+    Instant lease = T.plusSeconds(30);
+
+    assertThat(ids(store.claim(new Claim("n1", T, T, lease, 2)))).containsExactly(rows.get(0).id(), rows.get(1).id());
+    assertThat(ids(store.claim(new Claim("n2", T, T, lease, 2)))).containsExactly(rows.get(2).id(), rows.get(3).id());
+    assertThat(ids(store.claim(new Claim("n1", T, T, lease, 2)))).containsExactly(rows.get(4).id());
+    assertThat(store.claim(new Claim("n1", T, T, lease, 2))).isEmpty();
+  }
+
+  @Test
+  void anExpiredLeaseIsTakenOverByAnotherOwner() {
+    NoticeRow a = insert(row().due(T.minusSeconds(2)));
+    NoticeRow b = insert(row().due(T.minusSeconds(1)));
+    Instant lease = T.plusSeconds(30);
+    List<NoticeRow> first = store.claim(new Claim("n1", T, T, lease, 10));
+    assertThat(first).containsExactly(leased(a, "n1", lease, T), leased(b, "n1", lease, T));
+
+    assertThat(store.claim(new Claim("n2", lease, lease, lease.plusSeconds(30), 10)))
+        .as("the lease has not ended before its last millisecond").isEmpty();
+
+    Instant later = lease.plusMillis(1);
+    Instant newLease = later.plusSeconds(30);
+    List<NoticeRow> takeover = store.claim(new Claim("n2", later, later, newLease, 10));
+
+    assertThat(takeover).containsExactly(
+        leased(first.get(0), "n2", newLease, later), leased(first.get(1), "n2", newLease, later));
+    assertThat(takeover).extracting(NoticeRow::version).containsExactly(a.version() + 2, b.version() + 2);
+    assertThat(store.find(a.id())).contains(takeover.get(0));
+    assertThat(store.find(b.id())).contains(takeover.get(1));
+    assertThat(store.renewLeases("n1", ids(first), newLease.plusSeconds(60))).as("n1 lost them").isEmpty();
+  }
+
+  @Test
+  void racingClaimersNeverShareARow() throws Exception {
+    int total = 2_000;
+    Set<UUID> inserted = new HashSet<>();
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < total; i++) {
+        NoticeRow r = row().due(T.minusMillis(total - i)).build();
+        store.insert(c, r);
+        inserted.add(r.id());
+      }
+      c.commit();
+    }
+
+    int threads = 4;
+    Map<UUID, String> claimedBy = new ConcurrentHashMap<>();
+    List<UUID> duplicates = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<Integer>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        String owner = "node-" + t;
+        done.add(pool.submit(() -> {
+          start.await();
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+          int mine = 0;
+          while (true) {
+            List<NoticeRow> got = store.claim(new Claim(owner, T, T, T.plusSeconds(60), 50));
+            if (got.isEmpty()) {
+              // Losing a race also returns nothing: stop only once no row is left to claim.
+              if (count("SELECT COUNT(*) FROM herald_notice WHERE lease_until < ?", T.toEpochMilli()) == 0) {
+                return mine;
+              }
+              if (System.nanoTime() > deadline) {
+                throw new AssertionError(owner + " gave up with rows still unclaimed");
+              }
+              Thread.yield();
+              continue;
+            }
+            for (NoticeRow r : got) {
+              if (claimedBy.putIfAbsent(r.id(), owner) != null) {
+                duplicates.add(r.id());
+              }
+              assertThat(r.owner()).isEqualTo(owner);
+            }
+            mine += got.size();
+          }
+        }));
+      }
+      start.countDown();
+      int sum = 0;
+      for (Future<Integer> f : done) {
+        sum += f.get(120, TimeUnit.SECONDS);
+      }
+      assertThat(duplicates).as("rows claimed twice").isEmpty();
+      assertThat(sum).isEqualTo(total);
+      assertThat(claimedBy.keySet()).isEqualTo(inserted);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(count("SELECT COUNT(*) FROM herald_notice WHERE status = 'IN_FLIGHT' AND version = 2")).isEqualTo(total);
+    for (String owner : Set.copyOf(claimedBy.values())) {
+      long mine = claimedBy.values().stream().filter(owner::equals).count();
+      assertThat(count("SELECT COUNT(*) FROM herald_notice WHERE owner = ?", owner)).isEqualTo(mine);
+    }
+    assertThat(store.claim(new Claim("late", T, T, T.plusSeconds(60), 50))).isEmpty();
+  }
+
+  @Test
+  void aRenewalAndATakeoverNeverBothWin() throws Exception {
+    NoticeRow expired = insert(row().leasedBy("n1", T.minusMillis(1)));
+    CompletableFuture<Set<UUID>> renewal = new CompletableFuture<>();
+    AtomicBoolean interleaved = new AtomicBoolean();
+    DataSource hooked = beforeFirstUpdateOfNotices(dataSource(), () -> {
+      interleaved.set(true);
+      // Renew on another connection between the takeover's read and its write. If the claim already
+      // holds a lock on the row, the renewal waits for it; let the claim go on after a while.
+      CompletableFuture.runAsync(() -> renewal.complete(
+          store.renewLeases("n1", List.of(expired.id()), T.plusSeconds(60))));
+      try {
+        renewal.get(2, TimeUnit.SECONDS);
+      } catch (Exception waitingForTheClaim) {
+        // expected when the claim locks what it read
+      }
+    });
+
+    List<NoticeRow> takeover = new JdbcNoticeStore(hooked, ((JdbcNoticeStore) store).dialect(), clock)
+        .claim(new Claim("n2", T, T, T.plusSeconds(30), 10));
+    Assumptions.assumeTrue(interleaved.get(), "the claim has no separate write to interleave with");
+    Set<UUID> kept = renewal.get(30, TimeUnit.SECONDS);
+
+    NoticeRow now = stored(expired);
+    if (kept.contains(expired.id())) {
+      assertThat(takeover).as("renewed by n1, so not taken over").isEmpty();
+      assertThat(now.owner()).isEqualTo("n1");
+      assertThat(now.leaseUntil()).isEqualTo(T.plusSeconds(60));
+    } else {
+      assertThat(takeover).containsExactly(leased(expired, "n2", T.plusSeconds(30), T));
+      assertThat(now).isEqualTo(takeover.getFirst());
+    }
+  }
+
+  /** A data source that runs {@code hook} once, just before the first statement that updates herald_notice. */
+  private static DataSource beforeFirstUpdateOfNotices(DataSource real, Runnable hook) {
+    AtomicBoolean fired = new AtomicBoolean();
+    return proxy(DataSource.class, real, (method, args) -> {
+      if (method.getName().equals("getConnection")) {
+        Connection c = (Connection) method.invoke(real, args);
+        return proxy(Connection.class, c, (m, a) -> {
+          if (m.getName().startsWith("prepare") && a != null && a[0] instanceof String sql
+              && sql.strip().toUpperCase(Locale.ROOT).startsWith("UPDATE HERALD_NOTICE ")
+              && fired.compareAndSet(false, true)) {
+            hook.run();
+          }
+          return m.invoke(c, a);
+        });
+      }
+      return method.invoke(real, args);
+    });
+  }
+
+  private interface Call {
+    Object invoke(java.lang.reflect.Method method, Object[] args) throws Exception;
+  }
+
+  private static <T> T proxy(Class<T> type, T target, Call call) {
+    return type.cast(Proxy.newProxyInstance(NoticeStoreContract.class.getClassLoader(), new Class<?>[] {type},
+        (self, method, args) -> {
+          try {
+            return call.invoke(method, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        }));
+  }
+
+  // ================================================================ apply
+
+  @Test
+  void anUpdateAppliesOnceAndBumpsTheVersion() throws SQLException {
+    NoticeRow claimed = claimOne(insert(row()));
+    Change retry = attempt(claimed, DeliveryResult.retry("timeout"), T);
+    assertThat(retry.next().status()).isEqualTo(FAILED);
+
+    assertThat(apply(retry)).containsExactly(true);
+    NoticeRow stored = store.find(claimed.id()).orElseThrow();
+    assertThat(stored).isEqualTo(retry.next());
+    assertThat(stored.version()).isEqualTo(claimed.version() + 1);
+    assertThat(stored.notice().attempts()).isEqualTo(1);
+    assertThat(stored.notice().nextAttemptAt()).isEqualTo(T.plusSeconds(10));
+    assertThat(stored.notice().lastError()).isEqualTo("timeout");
+    assertThat(stored.owner()).isNull();
+    assertThat(stored.leaseUntil()).isEqualTo(Instant.EPOCH);
+
+    assertThat(apply(retry)).as("the same change again is stale").containsExactly(false);
+    assertThat(apply(Transitions.release(claimed, T.plusSeconds(1)))).as("built from the old version").containsExactly(false);
+    assertThat(store.find(claimed.id())).contains(stored);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt WHERE notice_id = ?", claimed.id())).isEqualTo(1);
+  }
+
+  @Test
+  void aFinishedNoticeMovesToHistoryWithItsAttempt() throws SQLException {
+    NoticeRow claimed = claimOne(insert(row().key("k-archive")));
+    Change success = attempt(claimed, DeliveryResult.delivered("202 Accepted"), T);
+
+    assertThat(apply(success)).containsExactly(true);
+
+    NoticeRow archived = store.find(claimed.id()).orElseThrow();
+    assertThat(archived).isEqualTo(success.next());
+    assertThat(archived.status()).isEqualTo(SUCCEEDED);
+    assertThat(archived.notice().finishedAt()).isEqualTo(T);
+    assertThat(archived.notice().nextAttemptAt()).isNull();
+    assertThat(archived.owner()).isNull();
+    assertThat(archived.leaseUntil()).isEqualTo(Instant.EPOCH);
+    assertThat(archived.version()).isEqualTo(claimed.version() + 1);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice WHERE id = ?", claimed.id())).isZero();
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history WHERE id = ?", claimed.id())).isEqualTo(1);
+    assertThat(store.attempts(claimed.id())).containsExactly(success.attempt());
+  }
+
+  @Test
+  void aStaleArchiveChangesNothingAndLogsNoAttempt() throws SQLException {
+    NoticeRow claimed = claimOne(insert(row()));
+    Change retry = attempt(claimed, DeliveryResult.retry("first"), T);
+    assertThat(apply(retry)).containsExactly(true);
+    NoticeRow stored = store.find(claimed.id()).orElseThrow();
+
+    Change staleDead = attempt(claimed, DeliveryResult.fail("gone"), T.plusSeconds(1));
+    assertThat(staleDead.next().status()).isEqualTo(DEAD);
+    assertThat(apply(staleDead)).containsExactly(false);
+
+    assertThat(store.find(claimed.id())).contains(stored);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history")).isZero();
+    assertThat(store.attempts(claimed.id())).containsExactly(retry.attempt());
+
+    // And once archived, a change from the live version it replaced is stale too.
+    NoticeRow again = claimOne(stored, T.plusSeconds(10));
+    Change dead = attempt(again, DeliveryResult.fail("gone"), T.plusSeconds(10));
+    assertThat(apply(dead)).containsExactly(true);
+    assertThat(apply(attempt(again, DeliveryResult.delivered(), T.plusSeconds(11)))).containsExactly(false);
+    assertThat(store.find(claimed.id())).contains(dead.next());
+    assertThat(store.attempts(claimed.id())).containsExactly(retry.attempt(), dead.attempt());
+  }
+
+  @Test
+  void aResendRestoresAFinishedNoticeToLiveWithAFreshBudget() throws SQLException {
+    NoticeRow claimed = claimOne(insert(row().key("k-resend")));
+    assertThat(apply(attempt(claimed, DeliveryResult.fail("refused"), T))).containsExactly(true);
+    NoticeRow dead = store.find(claimed.id()).orElseThrow();
+    assertThat(dead.status()).isEqualTo(DEAD);
+
+    Instant later = T.plusSeconds(3_600);
+    Change resend = Transitions.resend(dead, later);
+    assertThat(apply(resend)).containsExactly(true);
+
+    NoticeRow live = store.find(claimed.id()).orElseThrow();
+    assertThat(live).isEqualTo(resend.next());
+    assertThat(live.status()).isEqualTo(PENDING);
+    assertThat(live.retryBase()).isEqualTo(1);
+    assertThat(live.notice().attempts()).isEqualTo(1);
+    assertThat(live.attemptsInBudget()).isZero();
+    assertThat(live.notice().nextAttemptAt()).isEqualTo(later);
+    assertThat(live.notice().finishedAt()).isNull();
+    assertThat(live.version()).isEqualTo(dead.version() + 1);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice WHERE id = ?", claimed.id())).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history WHERE id = ?", claimed.id())).isZero();
+    assertThat(store.attempts(claimed.id())).hasSize(1);
+
+    assertThat(apply(resend)).as("a second resend from the same history row is stale").containsExactly(false);
+    assertThat(store.find(claimed.id())).contains(live);
+    assertThat(store.claim(new Claim("n2", later, later, later.plusSeconds(30), 10)))
+        .containsExactly(leased(live, "n2", later.plusSeconds(30), later));
+  }
+
+  @Test
+  void aMixedBatchReportsEachChange() throws SQLException {
+    NoticeRow updated = claimOne(insert(row()));
+    NoticeRow staleUpdate = insert(row());
+    claimOne(staleUpdate);
+    NoticeRow archived = claimOne(insert(row()));
+    NoticeRow staleArchive = insert(row());
+    claimOne(staleArchive);
+    NoticeRow restored = archive(row(), DEAD, T);
+    NoticeRow staleRestore = archive(row(), CANCELLED, T);
+    NoticeRow staleRestoreOld = new NoticeRow(staleRestore.notice(), null, Instant.EPOCH,
+        staleRestore.version() - 1, staleRestore.retryBase());
+
+    List<Change> batch = List.of(
+        attempt(updated, DeliveryResult.retry("again"), T),
+        Transitions.move(staleUpdate, PENDING, T.plusSeconds(5), T),
+        attempt(archived, DeliveryResult.delivered(), T),
+        Transitions.move(staleArchive, CANCELLED, null, T),
+        Transitions.resend(restored, T),
+        Transitions.resend(staleRestoreOld, T));
+    NoticeRow staleUpdateBefore = store.find(staleUpdate.id()).orElseThrow();
+    NoticeRow staleArchiveBefore = store.find(staleArchive.id()).orElseThrow();
+
+    assertThat(store.apply(batch)).containsExactly(true, false, true, false, true, false);
+
+    assertThat(store.find(updated.id())).contains(batch.get(0).next());
+    assertThat(store.find(staleUpdate.id())).contains(staleUpdateBefore);
+    assertThat(store.find(archived.id())).contains(batch.get(2).next());
+    assertThat(store.find(staleArchive.id())).contains(staleArchiveBefore);
+    assertThat(store.find(restored.id())).contains(batch.get(4).next());
+    assertThat(store.find(staleRestore.id())).contains(staleRestore);
+    assertThat(store.attempts(updated.id())).containsExactly(batch.get(0).attempt());
+    assertThat(store.attempts(archived.id())).containsExactly(batch.get(2).attempt());
+    assertThat(count("SELECT COUNT(*) FROM herald_notice")).isEqualTo(4);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history")).isEqualTo(2);
+    assertThat(store.apply(List.of())).isEmpty();
+  }
+
+  // ================================================================ leases
+
+  @Test
+  void renewLeasesExtendsOnlyTheOwnersInFlightRows() {
+    NoticeRow a = claimOne(insert(row()), "n1");
+    NoticeRow b = claimOne(insert(row()), "n1");
+    NoticeRow others = claimOne(insert(row()), "n2");
+    NoticeRow ownedButWaiting = insert(row().status(AWAITING_CONFIRM).attempts(1, 0).owner("n1", T.plusSeconds(30))
+        .due(T.plusSeconds(600)));
+    NoticeRow free = insert(row().due(T.plusSeconds(600)));
+    Instant until = T.plusSeconds(90);
+
+    Set<UUID> kept = store.renewLeases("n1",
+        List.of(a.id(), b.id(), others.id(), ownedButWaiting.id(), free.id(), UUID.randomUUID()), until);
+
+    assertThat(kept).containsExactlyInAnyOrder(a.id(), b.id());
+    assertThat(store.find(a.id())).contains(withLease(a, until));
+    assertThat(store.find(b.id())).contains(withLease(b, until));
+    assertThat(store.find(others.id())).contains(others);
+    assertThat(store.find(ownedButWaiting.id())).contains(ownedButWaiting);
+    assertThat(store.find(free.id())).contains(free);
+    assertThat(store.renewLeases("n1", List.of(), until)).isEmpty();
+
+    // A renewal keeps the version, so the owner's outcome (built from the claimed row) still applies.
+    assertThat(apply(attempt(a, DeliveryResult.delivered(), T.plusSeconds(1)))).containsExactly(true);
+  }
+
+  @Test
+  void releaseAllFreesOnlyTheOwnersInFlightRows() {
+    Instant lease = T.plusSeconds(30);
+    NoticeRow neverTried = insert(row().leasedBy("n1", lease).due(T.minusSeconds(4)));
+    NoticeRow resentUntried = insert(row().leasedBy("n1", lease).attempts(2, 2).due(T.minusSeconds(3)));
+    NoticeRow tried = insert(row().leasedBy("n1", lease).attempts(3, 1).lastAttempt(T.minusSeconds(9), "boom")
+        .due(T.minusSeconds(2)));
+    NoticeRow others = insert(row().leasedBy("n2", lease).due(T.minusSeconds(1)));
+    NoticeRow ownedButWaiting = insert(row().status(AWAITING_CONFIRM).attempts(1, 0).owner("n1", lease)
+        .due(T.plusSeconds(600)));
+    Instant now = T.plusSeconds(1);
+
+    assertThat(store.releaseAll("n1", now)).isEqualTo(3);
+
+    assertThat(store.find(neverTried.id())).contains(released(neverTried, PENDING, now));
+    assertThat(store.find(resentUntried.id())).contains(released(resentUntried, PENDING, now));
+    assertThat(store.find(tried.id())).contains(released(tried, FAILED, now));
+    assertThat(store.find(others.id())).contains(others);
+    assertThat(store.find(ownedButWaiting.id())).contains(ownedButWaiting);
+    assertThat(store.releaseAll("n1", now)).isZero();
+    assertThat(ids(store.claim(new Claim("n3", now, now, now.plusSeconds(30), 10))))
+        .containsExactly(neverTried.id(), resentUntried.id(), tried.id());
+  }
+
+  // ================================================================ attempts
+
+  @Test
+  void attemptsAreLoggedInOrderWithEveryFieldAndBoundedDetail() {
+    String huge = "x".repeat(Attempt.MAX_DETAIL + 1_000);
+    NoticeRow first = claimOne(insert(row()));
+    Change a1 = attempt(first, DeliveryResult.retry("connection refused"), T);
+    assertThat(apply(a1)).containsExactly(true);
+
+    NoticeRow second = claimOne(stored(first), T.plusSeconds(10));
+    Change a2 = attempt(second, DeliveryResult.retry(huge), T.plusSeconds(10));
+    assertThat(apply(a2)).containsExactly(true);
+
+    NoticeRow third = claimOne(stored(first), T.plusSeconds(20));
+    Change a3 = new Change(third, Transitions.move(third, SUCCEEDED, null, T.plusSeconds(21)).next(),
+        new Attempt(third.id(), 3, T.plusSeconds(20), Duration.ofMillis(987), DeliveryResult.Outcome.DELIVERED,
+            null, null));
+    assertThat(apply(a3)).containsExactly(true);
+
+    Attempt bounded = new Attempt(second.id(), 2, T.plusSeconds(10), Duration.ofMillis(150),
+        DeliveryResult.Outcome.RETRY, Attempt.bound(huge), "n1");
+    List<Attempt> log = store.attempts(first.id());
+    assertThat(log).containsExactly(
+        new Attempt(first.id(), 1, T, Duration.ofMillis(150), DeliveryResult.Outcome.RETRY, "connection refused", "n1"),
+        bounded,
+        a3.attempt());
+    assertThat(log.get(1).detail()).hasSize(Attempt.MAX_DETAIL).endsWith("…[1000 more chars]");
+    assertThat(stored(first).notice().lastError()).as("kept from the failed attempt, bounded").isEqualTo(Attempt.bound(huge));
+    assertThat(stored(first).status()).isEqualTo(SUCCEEDED);
+    assertThat(store.attempts(UUID.randomUUID())).isEmpty();
+  }
+
+  @Test
+  void aLongLastErrorIsBoundedLikeTheDetail() {
+    String huge = "y".repeat(Attempt.MAX_DETAIL * 2);
+    NoticeRow claimed = claimOne(insert(row()));
+    assertThat(apply(attempt(claimed, DeliveryResult.retry(huge), T))).containsExactly(true);
+
+    assertThat(store.find(claimed.id()).orElseThrow().notice().lastError()).isEqualTo(Attempt.bound(huge));
+  }
+
+  // ================================================================ query
+
+  @Test
+  void queryFiltersLiveAndArchivedNoticesNewestFirst() {
+    Notice p1 = insert(row().created(T.minusSeconds(300))).notice();
+    Notice f1 = insert(row().created(T.minusSeconds(240)).status(FAILED).attempts(1, 0)).notice();
+    Notice s1 = archive(row().created(T.minusSeconds(180)), SUCCEEDED, T).notice();
+    Notice d1 = archive(row().created(T.minusSeconds(120)), DEAD, T).notice();
+    Notice p2 = insert(row().definition("other").created(T.minusSeconds(60))).notice();
+    Notice x2 = archive(row().definition("other").created(T.minusSeconds(360)), CANCELLED, T).notice();
+    NoticeQuery all = NoticeQuery.all();
+
+    assertThat(store.query(all)).isEqualTo(new Page<>(List.of(p2, d1, s1, f1, p1, x2), 0, 50, false));
+    assertThat(store.query(all.statuses(PENDING, IN_FLIGHT, FAILED, AWAITING_CONFIRM, SUCCEEDED, DEAD, CANCELLED)))
+        .isEqualTo(store.query(all));
+    assertThat(store.query(all.definition(DEF)).items()).containsExactly(d1, s1, f1, p1);
+    assertThat(store.query(all.definition("nothing")).items()).isEmpty();
+
+    assertThat(store.query(all.statuses(PENDING)).items()).as("live only").containsExactly(p2, p1);
+    assertThat(store.query(all.definition(DEF).statuses(PENDING, FAILED)).items()).containsExactly(f1, p1);
+    assertThat(store.query(all.statuses(PENDING, IN_FLIGHT, FAILED, AWAITING_CONFIRM)).items())
+        .containsExactly(p2, f1, p1);
+    assertThat(store.query(all.statuses(DEAD)).items()).as("history only").containsExactly(d1);
+    assertThat(store.query(all.statuses(SUCCEEDED, DEAD, CANCELLED)).items()).containsExactly(d1, s1, x2);
+    assertThat(store.query(all.statuses(PENDING, DEAD)).items()).as("mixed").containsExactly(p2, d1, p1);
+    assertThat(store.query(all.definition("other").statuses(CANCELLED, FAILED)).items()).containsExactly(x2);
+
+    assertThat(store.query(all.createdBetween(T.minusSeconds(240), T.minusSeconds(120))).items())
+        .as("[from, to)").containsExactly(s1, f1);
+    assertThat(store.query(all.createdBetween(T.minusSeconds(400), T).statuses(SUCCEEDED, PENDING).definition(DEF))
+        .items()).containsExactly(s1, p1);
+    assertThat(store.query(all.createdBetween(null, T.minusSeconds(300))).items()).containsExactly(x2);
+    assertThat(store.query(all.createdBetween(T.minusSeconds(60), null)).items()).containsExactly(p2);
+
+    assertThat(store.query(all.page(0, 2))).isEqualTo(new Page<>(List.of(p2, d1), 0, 2, true));
+    assertThat(store.query(all.page(2, 2))).isEqualTo(new Page<>(List.of(s1, f1), 2, 2, true));
+    assertThat(store.query(all.page(4, 2))).isEqualTo(new Page<>(List.of(p1, x2), 4, 2, false));
+    assertThat(store.query(all.page(5, 2))).isEqualTo(new Page<>(List.of(x2), 5, 2, false));
+    assertThat(store.query(all.page(6, 2))).isEqualTo(new Page<>(List.of(), 6, 2, false));
+    assertThat(store.query(all.statuses(PENDING, DEAD).page(1, 1)))
+        .isEqualTo(new Page<>(List.of(d1), 1, 1, true));
+
+    assertThat(d1.finishedAt()).isEqualTo(T);
+    assertThat(d1.nextAttemptAt()).isNull();
+    assertThat(p1.finishedAt()).isNull();
+    assertThat(p1.nextAttemptAt()).isEqualTo(T);
+  }
+
+  // ================================================================ history
+
+  @Test
+  void findFinishedReturnsArchivedNoticesOfOneStatusInAWindow() {
+    NoticeRow d3h = archive(row(), DEAD, T.minusSeconds(3 * 3600));
+    NoticeRow d2h = archive(row(), DEAD, T.minusSeconds(2 * 3600));
+    NoticeRow d1h = archive(row(), DEAD, T.minusSeconds(3600));
+    archive(row(), SUCCEEDED, T.minusSeconds(2 * 3600));
+    archive(row().definition("other"), DEAD, T.minusSeconds(2 * 3600));
+    insert(row().status(FAILED).attempts(1, 0));
+
+    assertThat(store.findFinished(DEF, DEAD, T.minusSeconds(3 * 3600), T.minusSeconds(3600), 10))
+        .as("[from, to), oldest first").containsExactly(d3h, d2h);
+    assertThat(store.findFinished(DEF, DEAD, T.minusSeconds(3 * 3600), T, 10)).containsExactly(d3h, d2h, d1h);
+    assertThat(store.findFinished(DEF, DEAD, T.minusSeconds(3 * 3600), T, 2)).containsExactly(d3h, d2h);
+    assertThat(store.findFinished(DEF, DEAD, T.minusSeconds(3 * 3600 - 1), T, 10)).containsExactly(d2h, d1h);
+    assertThat(store.findFinished(DEF, CANCELLED, Instant.EPOCH, T, 10)).isEmpty();
+    assertThat(store.findFinished("nothing", DEAD, Instant.EPOCH, T, 10)).isEmpty();
+    assertThat(d1h.notice().finishedAt()).isEqualTo(T.minusSeconds(3600));
+  }
+
+  @Test
+  void purgeHistoryDeletesOldArchivedNoticesWithTheirAttemptsAndKeys() throws SQLException {
+    List<NoticeRow> old = List.of(
+        archive(row().key("old-1"), DEAD, T.minusSeconds(3 * 3600)),
+        archive(row().key("old-2"), SUCCEEDED, T.minusSeconds(2 * 3600)),
+        archive(row().definition("other").key("old-3"), CANCELLED, T.minusSeconds(2 * 3600)),
+        archive(row(), DEAD, T.minusSeconds(2 * 3600)));
+    NoticeRow recent = archive(row().key("recent"), DEAD, T.minusSeconds(3600));
+    NoticeRow live = claimOne(insert(row().key("live")));
+    assertThat(apply(attempt(live, DeliveryResult.retry("x"), T))).containsExactly(true);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt")).isEqualTo(6);
+    Instant before = T.minusSeconds(90 * 60);
+
+    assertThat(store.purgeHistory(before, 3)).isEqualTo(3);
+    assertThat(store.purgeHistory(before, 10)).isEqualTo(1);
+    assertThat(store.purgeHistory(before, 10)).isZero();
+
+    for (NoticeRow r : old) {
+      assertThat(store.find(r.id())).isEmpty();
+      assertThat(store.attempts(r.id())).isEmpty();
+      assertThat(count("SELECT COUNT(*) FROM herald_idempotency WHERE notice_id = ?", r.id())).isZero();
+    }
+    assertThat(store.find(recent.id())).contains(recent);
+    assertThat(store.attempts(recent.id())).hasSize(1);
+    assertThat(store.find(live.id()).orElseThrow().status()).isEqualTo(FAILED);
+    assertThat(store.attempts(live.id())).hasSize(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_idempotency")).isEqualTo(2);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt")).isEqualTo(2);
+
+    NoticeRow reused = row().key("old-1").build();
+    assertThat(insertResult(reused)).as("a purged key is free again").isEqualTo(new InsertResult(reused, true));
+    assertThat(insertResult(row().key("recent").build()).created()).isFalse();
+  }
+
+  // ================================================================ time zones
+
+  @Test
+  void timesRoundTripInEpochMillisWhateverTheDefaultTimeZone() throws SQLException {
+    TimeZone saved = TimeZone.getDefault();
+    try {
+      TimeZone.setDefault(TimeZone.getTimeZone("Asia/Kolkata"));
+      Instant horizon = Instant.parse("2025-03-30T01:30:00.001Z");
+      NoticeRow r = insert(row()
+          .fireAt(Instant.parse("2025-03-30T00:59:59.999Z"))
+          .due(horizon)
+          .created(Instant.parse("2024-12-31T18:30:00.000Z"))
+          .updated(Instant.parse("2025-01-01T00:00:00.123Z"))
+          .lastAttempt(Instant.parse("1999-12-31T23:59:59.999Z"), "y2k")
+          .status(FAILED)
+          .attempts(1, 0));
+      NoticeRow later = insert(row().due(horizon.plusMillis(1)));
+
+      assertThat(store.find(r.id())).contains(r);
+      assertThat(count("SELECT COUNT(*) FROM herald_notice WHERE id = ? AND due_at = ? AND created_at = ?",
+          r.id(), horizon.toEpochMilli(), Instant.parse("2024-12-31T18:30:00Z").toEpochMilli())).isEqualTo(1);
+      Instant now = horizon.minusSeconds(5);
+      List<NoticeRow> got = store.claim(new Claim("n1", now, horizon, horizon.plusSeconds(30), 10));
+      assertThat(got).containsExactly(leased(r, "n1", horizon.plusSeconds(30), now));
+      assertThat(store.find(later.id())).contains(later);
+      assertThat(store.find(r.id())).contains(got.getFirst());
+    } finally {
+      TimeZone.setDefault(saved);
+    }
+  }
+
+  // ================================================================ helpers
+
+  /** A new PENDING notice of {@link #DEF}, due at {@link #T}; change what a test needs. */
+  protected static RowSpec row() {
+    return new RowSpec();
+  }
+
+  /** A notice under construction, with defaults for every field. */
+  protected static final class RowSpec {
+    private final UUID id = UUID.randomUUID();
+    private String definition = DEF;
+    private String payload = "{\"order\":1}";
+    private String description = "order 1";
+    private String key;
+    private NoticeStatus status = PENDING;
+    private int attempts;
+    private int retryBase;
+    private Instant fireAt = T;
+    private Instant due = T;
+    private Instant lastAttemptAt;
+    private String lastError;
+    private Instant created = T;
+    private Instant updated = T;
+    private String owner;
+    private Instant leaseUntil = Instant.EPOCH;
+    private long version = 1;
+
+    public RowSpec definition(String name) {
+      this.definition = name;
+      return this;
+    }
+
+    public RowSpec payload(String json) {
+      this.payload = json;
+      return this;
+    }
+
+    public RowSpec description(String text) {
+      this.description = text;
+      return this;
+    }
+
+    public RowSpec key(String idempotencyKey) {
+      this.key = idempotencyKey;
+      return this;
+    }
+
+    public RowSpec status(NoticeStatus s) {
+      this.status = s;
+      return this;
+    }
+
+    public RowSpec attempts(int made, int base) {
+      this.attempts = made;
+      this.retryBase = base;
+      return this;
+    }
+
+    public RowSpec fireAt(Instant t) {
+      this.fireAt = t;
+      return this;
+    }
+
+    public RowSpec due(Instant t) {
+      this.due = t;
+      return this;
+    }
+
+    public RowSpec lastAttempt(Instant at, String error) {
+      this.lastAttemptAt = at;
+      this.lastError = error;
+      return this;
+    }
+
+    /** Created (and last updated) at {@code t}. */
+    public RowSpec created(Instant t) {
+      this.created = t;
+      this.updated = t;
+      return this;
+    }
+
+    public RowSpec updated(Instant t) {
+      this.updated = t;
+      return this;
+    }
+
+    public RowSpec owner(String node, Instant until) {
+      this.owner = node;
+      this.leaseUntil = until;
+      return this;
+    }
+
+    /** IN_FLIGHT, held by {@code node} until {@code until}. */
+    public RowSpec leasedBy(String node, Instant until) {
+      return status(IN_FLIGHT).owner(node, until);
+    }
+
+    public RowSpec version(long v) {
+      this.version = v;
+      return this;
+    }
+
+    public NoticeRow build() {
+      Notice n = new Notice(id, definition, payload, description, key, status, attempts, fireAt, due, lastAttemptAt,
+          lastError, created, updated, null);
+      return new NoticeRow(n, owner, leaseUntil, version, retryBase);
+    }
+  }
+
+  /** Inserts and commits; returns the row, which must be new. */
+  protected NoticeRow insert(RowSpec spec) {
+    return insert(spec.build());
+  }
+
+  protected NoticeRow insert(NoticeRow r) {
+    InsertResult result = insertResult(r);
+    assertThat(result.created()).as("inserted %s", r.id()).isTrue();
+    return result.row();
+  }
+
+  protected InsertResult insertResult(NoticeRow r) {
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      InsertResult result = store.insert(c, r);
+      c.commit();
+      return result;
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Claims exactly this row (due at or before {@link #T}) for n1. */
+  protected NoticeRow claimOne(NoticeRow r) {
+    return claimOne(r, "n1");
+  }
+
+  protected NoticeRow claimOne(NoticeRow r, String owner) {
+    return claimOne(r, owner, T);
+  }
+
+  /** Claims exactly this row at {@code now}; it must be the only due one. */
+  protected NoticeRow claimOne(NoticeRow r, Instant now) {
+    return claimOne(r, "n1", now);
+  }
+
+  private NoticeRow claimOne(NoticeRow r, String owner, Instant now) {
+    List<NoticeRow> got = store.claim(new Claim(owner, now, now, now.plusSeconds(30), 1_000));
+    assertThat(ids(got)).as("claimed").containsExactly(r.id());
+    assertThat(got.getFirst()).isEqualTo(leased(r, owner, now.plusSeconds(30), now));
+    return got.getFirst();
+  }
+
+  /**
+   * Inserts the row leased by n0, then finishes it with {@code status} at {@code at}, logging one
+   * attempt; returns it as stored.
+   */
+  protected NoticeRow archive(RowSpec spec, NoticeStatus status, Instant at) {
+    NoticeRow r = insert(spec.leasedBy("n0", T.plusSeconds(30)));
+    Attempt logged = new Attempt(r.id(), r.notice().attempts() + 1, at.minusMillis(5), Duration.ofMillis(5),
+        status == SUCCEEDED ? DeliveryResult.Outcome.DELIVERED : DeliveryResult.Outcome.FAIL, status.name(), "n0");
+    assertThat(apply(new Change(r, Transitions.move(r, status, null, at).next(), logged))).containsExactly(true);
+    NoticeRow stored = store.find(r.id()).orElseThrow();
+    assertThat(stored.status()).isEqualTo(status);
+    assertThat(stored.notice().finishedAt()).isEqualTo(at);
+    return stored;
+  }
+
+  /** What a claim at {@code now} makes of {@code r}. */
+  protected static NoticeRow leased(NoticeRow r, String owner, Instant until, Instant now) {
+    Notice n = r.notice();
+    return r.next(new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), IN_FLIGHT,
+        n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null),
+        owner, until);
+  }
+
+  /** What releaseAll at {@code now} makes of {@code r}. */
+  private static NoticeRow released(NoticeRow r, NoticeStatus status, Instant now) {
+    Notice n = r.notice();
+    return r.next(new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
+        n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null),
+        null, Instant.EPOCH);
+  }
+
+  private static NoticeRow withLease(NoticeRow r, Instant until) {
+    return new NoticeRow(r.notice(), r.owner(), until, r.version(), r.retryBase());
+  }
+
+  /** The change the engine records for an attempt of {@code claimed} that started at {@code at} and took 150 ms. */
+  protected static Change attempt(NoticeRow claimed, DeliveryResult result, Instant at) {
+    return Transitions.afterAttempt(
+            new Transitions.AttemptFacts(claimed, DEFINITION, result, at, Duration.ofMillis(150), "n1"),
+            at, null, at.plusSeconds(30), new Random(7))
+        .change();
+  }
+
+  /** The row as stored now. */
+  protected NoticeRow stored(NoticeRow r) {
+    return store.find(r.id()).orElseThrow();
+  }
+
+  protected List<Boolean> apply(Change... changes) {
+    return store.apply(List.of(changes));
+  }
+
+  protected static List<UUID> ids(Collection<NoticeRow> rows) {
+    return rows.stream().map(NoticeRow::id).toList();
+  }
+
+  /** Runs a {@code SELECT COUNT(*)} with the given arguments. */
+  protected long count(String sql, Object... args) throws SQLException {
+    try (Connection c = dataSource().getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        if (args[i] instanceof UUID id) {
+          ((JdbcNoticeStore) store).dialect().setId(ps, i + 1, id);
+        } else {
+          ps.setObject(i + 1, args[i]);
+        }
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}
