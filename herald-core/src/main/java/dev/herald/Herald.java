@@ -152,7 +152,7 @@ public final class Herald implements AutoCloseable {
       try {
         result = work.run(tx);
         c.commit();
-      } catch (Exception e) {
+      } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
         try {
           c.rollback();
         } catch (SQLException suppressed) {
@@ -161,6 +161,9 @@ public final class Herald implements AutoCloseable {
         tx.afterRollback();
         if (e instanceof RuntimeException re) {
           throw re;
+        }
+        if (e instanceof Error err) {
+          throw err;
         }
         throw new HeraldException("transaction failed: " + e.getMessage(), e);
       } finally {
@@ -216,7 +219,7 @@ public final class Herald implements AutoCloseable {
     private final Map<String, NoticeHandler> handlers = new LinkedHashMap<>();
     private final List<Channel> channels = new ArrayList<>();
     private final List<HeraldListener> listeners = new ArrayList<>();
-    private String nodeId = defaultNodeId();
+    private String nodeId;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lookAhead = Duration.ofSeconds(5);
     private Duration lease = Duration.ofSeconds(30);
@@ -231,6 +234,9 @@ public final class Herald implements AutoCloseable {
     private int maxPayloadBytes = 1 << 20;
     private int circuitFailureThreshold = 5;
     private Duration circuitOpenFor = Duration.ofSeconds(30);
+    private java.util.Set<String> onlyDefinitions = java.util.Set.of();
+    private java.util.Set<Integer> onlyShards = java.util.Set.of();
+    private int maxBacklog;
 
     private Builder() {}
 
@@ -290,6 +296,11 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /**
+     * This node's name in leases; unique among running nodes. Default: {@code embedded} on the
+     * embedded H2 file (one process at a time), otherwise host name and process id. A node restarted
+     * with the same id takes back its leases at once; others wait for them to expire.
+     */
     public Builder nodeId(String id) {
       this.nodeId = id;
       return this;
@@ -367,11 +378,33 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /** Node affinity: this node delivers only these definitions (others are left to other nodes). */
+    public Builder onlyDefinitions(java.util.Set<String> names) {
+      this.onlyDefinitions = names;
+      return this;
+    }
+
+    /** Node affinity: this node delivers only notices in these shards (0 to {@code Shards.COUNT - 1}). */
+    public Builder onlyShards(java.util.Set<Integer> shardSet) {
+      this.onlyShards = shardSet;
+      return this;
+    }
+
+    /** Flow control: refuse enqueue while more than this many notices are due and undelivered; 0 = no limit. */
+    public Builder maxBacklog(int n) {
+      this.maxBacklog = n;
+      return this;
+    }
+
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
-      EngineSettings settings = new EngineSettings(nodeId, pollInterval, lookAhead, lease, claimBatch, maxHeld,
+      // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
+      // then takes back its own leases at once instead of waiting for them to expire.
+      String node = nodeId != null ? nodeId : dataSource == null ? "embedded" : defaultNodeId();
+      EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, lease, claimBatch, maxHeld,
           maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
-          housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor);
+          housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
+          maxBacklog);
       if (dataSource != null && h2File != null) {
         throw new InvalidInputException("dataSource", "give a data source or an H2 file, not both");
       }

@@ -13,28 +13,35 @@ import java.time.Instant;
  *     first notice and creates nothing
  * @param fireAt when to deliver; null means now (or {@code delay} from now)
  * @param delay how long after enqueue to deliver, when {@code fireAt} is null; null means at once
+ * @param shardKey optional; notices with the same key land in the same shard (see node affinity)
  */
 public record NoticeRequest(
-    String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay) {
+    String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay,
+    String shardKey) {
 
   /** A notice of {@code definition} carrying {@code payload}, due now. */
   public static NoticeRequest of(String definition, String payload) {
-    return new NoticeRequest(definition, payload, null, null, null, null);
+    return new NoticeRequest(definition, payload, null, null, null, null, null);
   }
 
   public NoticeRequest description(String text) {
-    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay);
+    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey);
   }
 
   public NoticeRequest idempotencyKey(String key) {
-    return new NoticeRequest(definition, payload, description, key, fireAt, delay);
+    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey);
   }
 
   public NoticeRequest fireAt(Instant time) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey);
   }
 
   public NoticeRequest delay(Duration after) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey);
+  }
+
+  /** Puts the notice in the shard of {@code key}, so that the nodes owning that shard deliver it. */
+  public NoticeRequest shardKey(String key) {
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key);
   }
 }

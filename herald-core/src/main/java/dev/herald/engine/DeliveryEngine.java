@@ -82,6 +82,8 @@ public final class DeliveryEngine implements NoticeOperations {
   private final Map<UUID, Waiter> waiters = new ConcurrentHashMap<>();
   private final Object pollSignal = new Object();
   private volatile boolean pollRequested;
+  /** Notices due and undelivered, as last counted (only when {@link EngineSettings#maxBacklog()} is set). */
+  private volatile int dueBacklog;
   private volatile State state = State.NEW;
   private Thread pollerThread;
   private Thread timerThread;
@@ -137,6 +139,10 @@ public final class DeliveryEngine implements NoticeOperations {
     scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
     long beat = Math.max(1, settings.lease().toMillis() / 3);
     scheduler.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
+    if (settings.maxBacklog() > 0) {
+      long every = Math.max(100, settings.pollInterval().toMillis());
+      scheduler.scheduleWithFixedDelay(this::countBacklog, 0, every, TimeUnit.MILLISECONDS);
+    }
     long house = settings.housekeepingInterval().toMillis();
     scheduler.scheduleWithFixedDelay(this::housekeeping, house, house, TimeUnit.MILLISECONDS);
     log.info("Herald node {} started: poll every {} ms, look-ahead {} ms, lease {} ms, up to {} held",
@@ -204,6 +210,10 @@ public final class DeliveryEngine implements NoticeOperations {
    * are leased to this node at insert, to be fired from memory once {@link #committed} is called.
    */
   public List<Enqueued> write(Connection connection, List<NoticeRequest> requests, boolean track) {
+    int backlog = dueBacklog;
+    if (settings.maxBacklog() > 0 && backlog > settings.maxBacklog()) {
+      throw new dev.herald.BackPressureException(backlog, settings.maxBacklog());
+    }
     List<NoticeRow> rows = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
       rows.add(intake.newRow(requests.get(i), requests.size() == 1 ? "" : "notices[" + i + "]."));
@@ -212,7 +222,8 @@ public final class DeliveryEngine implements NoticeOperations {
     try {
       Instant horizon = clock.instant().plus(settings.lookAhead());
       for (NoticeRow row : rows) {
-        boolean reserve = track && isRunning() && !row.notice().nextAttemptAt().isAfter(horizon) && room.tryAcquire();
+        boolean reserve = track && isRunning() && !row.notice().nextAttemptAt().isAfter(horizon)
+            && settings.handles(row.notice().definition(), row.shard()) && room.tryAcquire();
         NoticeRow toInsert = reserve
             ? Intake.preclaimed(row, settings.nodeId(), clock.instant().plus(settings.lease()))
             : row;
@@ -349,7 +360,8 @@ public final class DeliveryEngine implements NoticeOperations {
     }
     List<NoticeRow> rows;
     try {
-      rows = store.claim(new Claim(settings.nodeId(), now, horizon, now.plus(settings.lease()), limit));
+      rows = store.claim(new Claim(settings.nodeId(), now, horizon, now.plus(settings.lease()), limit,
+          settings.definitions(), settings.shards()));
     } catch (RuntimeException e) {
       room.release(limit);
       throw e;
@@ -500,6 +512,10 @@ public final class DeliveryEngine implements NoticeOperations {
     boolean kept = next.status() == NoticeStatus.IN_FLIGHT && settings.nodeId().equals(c.next().owner());
     if (h != null && kept && isRunning()) {
       timer.add(new HeldNotice(c.next(), h.definition));
+    } else if (h != null && kept) {
+      // stopping: give the kept retry back rather than leave it leased until the lease runs out
+      writer.submit(new OutcomeWriter.Pending(new HeldNotice(c.next(), h.definition),
+          Transitions.release(c.next(), clock.instant()), null));
     } else if (h != null) {
       room.release();
     }
@@ -529,6 +545,19 @@ public final class DeliveryEngine implements NoticeOperations {
       listeners.onEngineError("renew leases", e);
       log.warn("Herald node {}: lease renewal failed: {}", settings.nodeId(), e.getMessage());
     }
+  }
+
+  private void countBacklog() {
+    try {
+      dueBacklog = store.countDue(clock.instant(), settings.maxBacklog() + 1);
+    } catch (RuntimeException e) {
+      listeners.onEngineError("count backlog", e);
+    }
+  }
+
+  /** Notices due and undelivered as last counted; 0 unless a backlog limit is set. */
+  public int dueBacklog() {
+    return dueBacklog;
   }
 
   private void housekeeping() {

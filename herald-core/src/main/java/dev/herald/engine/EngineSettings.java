@@ -21,6 +21,10 @@ import java.time.Duration;
  * @param maxPayloadBytes largest payload accepted, in UTF-8 bytes
  * @param circuitFailureThreshold consecutive failed attempts that open a receiver's circuit (sync-first delivery)
  * @param circuitOpenFor how long an open circuit defers inline delivery before probing again
+ * @param definitions node affinity: only these definitions are delivered here; empty for all
+ * @param shards node affinity: only notices in these shards are delivered here; empty for all
+ * @param maxBacklog flow control: while more than this many notices are due and undelivered,
+ *     enqueue is refused with {@link dev.herald.BackPressureException}; 0 for no limit
  */
 public record EngineSettings(
     String nodeId,
@@ -37,7 +41,10 @@ public record EngineSettings(
     Duration housekeepingInterval,
     int maxPayloadBytes,
     int circuitFailureThreshold,
-    Duration circuitOpenFor) {
+    Duration circuitOpenFor,
+    java.util.Set<String> definitions,
+    java.util.Set<Integer> shards,
+    int maxBacklog) {
 
   public EngineSettings {
     if (nodeId == null || nodeId.isBlank() || nodeId.length() > 200) {
@@ -60,6 +67,21 @@ public record EngineSettings(
     atLeastOne("maxPayloadBytes", maxPayloadBytes);
     atLeastOne("circuitFailureThreshold", circuitFailureThreshold);
     positive("circuitOpenFor", circuitOpenFor);
+    definitions = java.util.Set.copyOf(definitions);
+    shards = java.util.Set.copyOf(shards);
+    for (int s : shards) {
+      if (s < 0 || s >= dev.herald.spi.Shards.COUNT) {
+        throw new InvalidInputException("shards", "shard " + s + " is outside 0.." + (dev.herald.spi.Shards.COUNT - 1));
+      }
+    }
+    if (maxBacklog < 0) {
+      throw new InvalidInputException("maxBacklog", "must be >= 0 (0 for no limit), was " + maxBacklog);
+    }
+  }
+
+  /** Whether this node delivers notices of {@code definition} in {@code shard}. */
+  public boolean handles(String definition, int shard) {
+    return (definitions.isEmpty() || definitions.contains(definition)) && (shards.isEmpty() || shards.contains(shard));
   }
 
   private static void positive(String field, Duration d) {

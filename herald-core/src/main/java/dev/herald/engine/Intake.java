@@ -6,6 +6,7 @@ import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.internal.JsonText;
 import dev.herald.spi.NoticeRow;
+import dev.herald.spi.Shards;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -46,6 +47,9 @@ final class Intake {
     if (r.idempotencyKey() != null && (r.idempotencyKey().isBlank() || r.idempotencyKey().length() > MAX_KEY)) {
       throw new InvalidInputException(prefix + "idempotencyKey", "must be 1 to " + MAX_KEY + " characters");
     }
+    if (r.shardKey() != null && (r.shardKey().isBlank() || r.shardKey().length() > MAX_KEY)) {
+      throw new InvalidInputException(prefix + "shardKey", "must be 1 to " + MAX_KEY + " characters");
+    }
     if (r.delay() != null && r.delay().isNegative()) {
       throw new InvalidInputException(prefix + "delay", "must not be negative, was " + r.delay());
     }
@@ -53,7 +57,7 @@ final class Intake {
     Instant fireAt = r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now;
     Notice n = new Notice(Ids.next(clock), r.definition(), r.payload(), r.description(), r.idempotencyKey(),
         NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null);
-    return new NoticeRow(n, null, Instant.EPOCH, 1, 0);
+    return new NoticeRow(n, null, Instant.EPOCH, 1, 0, Shards.of(r.shardKey(), n.id()));
   }
 
   private void checkPayload(String payload, String field) {
@@ -75,6 +79,6 @@ final class Intake {
     Notice n = row.notice();
     Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.IN_FLIGHT, 0, n.fireAt(), n.nextAttemptAt(), null, null, n.createdAt(), n.updatedAt(), null);
-    return new NoticeRow(leased, owner, leaseUntil, row.version(), 0);
+    return new NoticeRow(leased, owner, leaseUntil, row.version(), 0, row.shard());
   }
 }

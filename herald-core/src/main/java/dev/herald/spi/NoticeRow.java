@@ -13,8 +13,14 @@ import java.util.UUID;
  * @param leaseUntil when the owner's lease expires; {@link Instant#EPOCH} when unowned
  * @param version bumped by every change; each change names the version it expects
  * @param retryBase attempts made before the last manual resend; the attempt cap counts from here
+ * @param shard the shard (0 to {@link Shards#COUNT} - 1) that decides which nodes may claim it
  */
-public record NoticeRow(Notice notice, String owner, Instant leaseUntil, long version, int retryBase) {
+public record NoticeRow(Notice notice, String owner, Instant leaseUntil, long version, int retryBase, int shard) {
+
+  /** A row in shard 0. */
+  public NoticeRow(Notice notice, String owner, Instant leaseUntil, long version, int retryBase) {
+    this(notice, owner, leaseUntil, version, retryBase, 0);
+  }
 
   public UUID id() {
     return notice.id();
@@ -31,10 +37,10 @@ public record NoticeRow(Notice notice, String owner, Instant leaseUntil, long ve
 
   /** A copy with the next version and the given notice. */
   public NoticeRow next(Notice changed, String newOwner, Instant newLeaseUntil) {
-    return new NoticeRow(changed, newOwner, newLeaseUntil, version + 1, retryBase);
+    return new NoticeRow(changed, newOwner, newLeaseUntil, version + 1, retryBase, shard);
   }
 
   public NoticeRow withRetryBase(int base) {
-    return new NoticeRow(notice, owner, leaseUntil, version, base);
+    return new NoticeRow(notice, owner, leaseUntil, version, base, shard);
   }
 }

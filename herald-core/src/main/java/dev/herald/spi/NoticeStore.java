@@ -42,6 +42,9 @@ public interface NoticeStore {
   /** Leases up to {@code claim.limit()} due, unowned (or expired) notices, oldest due first. */
   List<NoticeRow> claim(Claim claim);
 
+  /** Counts live notices due by {@code now}, stopping at {@code cap} (so the count stays cheap). */
+  int countDue(Instant now, int cap);
+
   /** Extends the owner's leases; returns the ids it still owns. */
   Set<UUID> renewLeases(String owner, Collection<UUID> ids, Instant leaseUntil);
 

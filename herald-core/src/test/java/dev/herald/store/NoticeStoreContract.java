@@ -94,7 +94,7 @@ public abstract class NoticeStoreContract {
     store.migrate();
     new JdbcNoticeStore(dataSource(), ((JdbcNoticeStore) store).dialect(), clock).migrate();
 
-    assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(2);
     assertThat(count("SELECT COUNT(*) FROM herald_schema_version WHERE version = 1 AND applied_at = ?",
         T.toEpochMilli())).isEqualTo(1);
     NoticeRow r = insert(row());

@@ -37,14 +37,14 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   private static final String LIVE_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at, due_at,"
-          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version";
+          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version, shard";
   private static final String HISTORY_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at,"
-          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version";
+          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard";
   private static final String INSERT_LIVE =
-      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String INSERT_HISTORY =
-      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String UPDATE_LIVE =
       "UPDATE herald_notice SET description = ?, status = ?, attempts = ?, retry_base = ?, due_at = ?,"
           + " last_attempt_at = ?, last_error = ?, updated_at = ?, owner = ?, lease_until = ?, version = ?"
@@ -237,14 +237,43 @@ public final class JdbcNoticeStore implements NoticeStore {
     });
   }
 
+  /**
+   * The claim's candidate filter: due, free, and (for nodes with affinity) of their definitions and
+   * shards. Parameters: horizon, now, then {@link #bindAffinity}.
+   */
+  static String claimFilter(Claim claim) {
+    StringBuilder where = new StringBuilder("due_at <= ? AND lease_until < ?");
+    if (!claim.definitions().isEmpty()) {
+      where.append(" AND definition IN (").append(placeholders(claim.definitions().size())).append(')');
+    }
+    if (!claim.shards().isEmpty()) {
+      where.append(" AND shard IN (").append(placeholders(claim.shards().size())).append(')');
+    }
+    return where.toString();
+  }
+
+  /** Binds the claim filter's parameters from {@code index}; returns the next free index. */
+  static int bindClaimFilter(PreparedStatement ps, int index, Claim claim) throws SQLException {
+    ps.setLong(index++, claim.horizon().toEpochMilli());
+    ps.setLong(index++, claim.now().toEpochMilli());
+    for (String d : claim.definitions().stream().sorted().toList()) {
+      ps.setString(index++, d);
+    }
+    for (int shard : claim.shards().stream().sorted().toList()) {
+      ps.setInt(index++, shard);
+    }
+    return index;
+  }
+
+  private static String placeholders(int n) {
+    return String.join(", ", java.util.Collections.nCopies(n, "?"));
+  }
+
   private List<NoticeRow> claimBySelectThenUpdate(Connection c, Claim claim) throws SQLException {
     List<NoticeRow> candidates = new ArrayList<>(claim.limit());
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE due_at <= ? AND lease_until < ?"
-            + " ORDER BY due_at LIMIT ?")) {
-      ps.setLong(1, claim.horizon().toEpochMilli());
-      ps.setLong(2, claim.now().toEpochMilli());
-      ps.setInt(3, claim.limit());
+        "SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE " + claimFilter(claim) + " ORDER BY due_at LIMIT ?")) {
+      ps.setInt(bindClaimFilter(ps, 1, claim), claim.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           candidates.add(readLive(rs));
@@ -288,6 +317,21 @@ public final class JdbcNoticeStore implements NoticeStore {
         NoticeStatus.IN_FLIGHT, n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(),
         n.createdAt(), claim.now(), null);
     return row.next(leased, claim.owner(), claim.leaseUntil());
+  }
+
+  @Override
+  public int countDue(Instant now, int cap) {
+    return inTransaction("count due notices", c -> {
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice WHERE due_at <= ? LIMIT ?) due")) {
+        ps.setLong(1, now.toEpochMilli());
+        ps.setInt(2, cap);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getInt(1);
+        }
+      }
+    });
   }
 
   @Override
@@ -479,6 +523,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     ps.setString(15, row.owner());
     ps.setLong(16, row.leaseUntil().toEpochMilli());
     ps.setLong(17, row.version());
+    ps.setInt(18, row.shard());
   }
 
   private void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
@@ -498,6 +543,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     ps.setLong(13, n.updatedAt().toEpochMilli());
     ps.setLong(14, n.finishedAt().toEpochMilli());
     ps.setLong(15, row.version());
+    ps.setInt(16, row.shard());
   }
 
   // ---------------------------------------------------------------- reads
@@ -564,7 +610,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     if (history) {
       parts.add("SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
           + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
-          + " 0 AS lease_until, version, finished_at FROM herald_notice_history"
+          + " 0 AS lease_until, version, shard, finished_at FROM herald_notice_history"
           + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args));
     }
     String sql = "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") n"
@@ -666,11 +712,12 @@ public final class JdbcNoticeStore implements NoticeStore {
   private NoticeRow readLive(ResultSet rs) throws SQLException {
     String owner = rs.getString("owner");
     return new NoticeRow(readNotice(rs, false), owner, Instant.ofEpochMilli(rs.getLong("lease_until")),
-        rs.getLong("version"), rs.getInt("retry_base"));
+        rs.getLong("version"), rs.getInt("retry_base"), rs.getInt("shard"));
   }
 
   private NoticeRow readHistory(ResultSet rs) throws SQLException {
-    return new NoticeRow(readNotice(rs, true), null, Instant.EPOCH, rs.getLong("version"), rs.getInt("retry_base"));
+    return new NoticeRow(readNotice(rs, true), null, Instant.EPOCH, rs.getLong("version"), rs.getInt("retry_base"),
+        rs.getInt("shard"));
   }
 
   /** Reads the public view; {@code union} marks a row that may carry both due_at and finished_at. */
@@ -727,7 +774,7 @@ public final class JdbcNoticeStore implements NoticeStore {
         T result = work.run(c);
         c.commit();
         return result;
-      } catch (SQLException | RuntimeException e) {
+      } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
         rollbackQuietly(c, e);
         throw e;
       } finally {
@@ -738,7 +785,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     }
   }
 
-  private static void rollbackQuietly(Connection c, Exception cause) {
+  private static void rollbackQuietly(Connection c, Throwable cause) {
     try {
       c.rollback();
     } catch (SQLException suppressed) {
