@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  * @param confirmRequired whether a delivery only counts once the receiver confirms it
  * @param confirmTimeout how long to wait for a confirmation before delivering again
  * @param description what this kind of notice is for
+ * @param options channel settings, e.g. {@code timeout} or {@code expected-body} for HTTP; keys
+ *     {@code [a-z0-9.-]}, values at most 2000 characters
  */
 public record NoticeDefinition(
     String name,
@@ -31,7 +33,8 @@ public record NoticeDefinition(
     AlertPolicy alertPolicy,
     boolean confirmRequired,
     Duration confirmTimeout,
-    String description) {
+    String description,
+    java.util.Map<String, String> options) {
 
   /** The channel of in-process handlers. */
   public static final String LOCAL_CHANNEL = "local";
@@ -43,6 +46,7 @@ public record NoticeDefinition(
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
   private static final Pattern CHANNEL = Pattern.compile("[a-z][a-z0-9-]{0,49}");
+  private static final Pattern OPTION_KEY = Pattern.compile("[a-z0-9.-]{1,100}");
 
   public NoticeDefinition {
     if (name == null || !NAME.matcher(name).matches()) {
@@ -74,6 +78,20 @@ public record NoticeDefinition(
     if (description != null && description.length() > 2000) {
       throw new InvalidInputException("description", "must be at most 2000 characters, was " + description.length());
     }
+    options = options == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(options));
+    for (var e : options.entrySet()) {
+      if (e.getKey() == null || !OPTION_KEY.matcher(e.getKey()).matches()) {
+        throw new InvalidInputException("options", "key '" + e.getKey() + "' must be 1 to 100 of a-z, 0-9, '.', '-'");
+      }
+      if (e.getValue() == null || e.getValue().length() > 2000 || e.getValue().indexOf('\n') >= 0) {
+        throw new InvalidInputException("options." + e.getKey(), "must be one line of at most 2000 characters");
+      }
+    }
+  }
+
+  /** A channel option, or {@code fallback} when the definition does not set it. */
+  public String option(String key, String fallback) {
+    return options.getOrDefault(key, fallback);
   }
 
   /** Starts a definition with the defaults: schedule {@value #DEFAULT_SCHEDULE}, 10 attempts. */
@@ -93,6 +111,7 @@ public record NoticeDefinition(
     b.confirmRequired = confirmRequired;
     b.confirmTimeout = confirmTimeout;
     b.description = description;
+    b.options.putAll(options);
     return b;
   }
 
@@ -113,6 +132,7 @@ public record NoticeDefinition(
     private boolean confirmRequired;
     private Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
     private String description;
+    private final java.util.Map<String, String> options = new java.util.TreeMap<>();
 
     private Builder(String name) {
       this.name = name;
@@ -180,11 +200,17 @@ public record NoticeDefinition(
       return this;
     }
 
+    /** Sets a channel option, e.g. {@code option("timeout", "5s")}. */
+    public Builder option(String key, String value) {
+      options.put(key, value);
+      return this;
+    }
+
     public NoticeDefinition build() {
       RetrySchedule schedule = retrySchedule != null ? retrySchedule : RetrySchedule.parse(DEFAULT_SCHEDULE);
       return new NoticeDefinition(
           name, channel, target, schedule, maxAttempts, maxInterval, alertPolicy, confirmRequired,
-          confirmTimeout, description);
+          confirmTimeout, description, options);
     }
   }
 }

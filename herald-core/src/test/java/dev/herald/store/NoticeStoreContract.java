@@ -91,10 +91,13 @@ public abstract class NoticeStoreContract {
 
   @Test
   void migrateTwiceIsHarmless() throws SQLException {
+    long versions = count("SELECT COUNT(*) FROM herald_schema_version");
     store.migrate();
     new JdbcNoticeStore(dataSource(), ((JdbcNoticeStore) store).dialect(), clock).migrate();
 
-    assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(2);
+    assertThat(versions).isGreaterThanOrEqualTo(3);
+    assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(versions);
+    assertThat(count("SELECT MAX(version) FROM herald_schema_version")).isEqualTo(versions);
     assertThat(count("SELECT COUNT(*) FROM herald_schema_version WHERE version = 1 AND applied_at = ?",
         T.toEpochMilli())).isEqualTo(1);
     NoticeRow r = insert(row());

@@ -88,21 +88,23 @@ public final class JdbcNoticeStore implements NoticeStore {
       try (PreparedStatement ps = c.prepareStatement(
           "UPDATE herald_definition SET channel = ?, target = ?, retry_schedule = ?, max_attempts = ?,"
               + " max_interval_ms = ?, alert_policy = ?, confirm_required = ?, confirm_timeout_ms = ?,"
-              + " description = ?, updated_at = ? WHERE name = ?")) {
+              + " description = ?, updated_at = ?, options = ? WHERE name = ?")) {
         bindDefinition(ps, d);
         ps.setLong(10, now.toEpochMilli());
-        ps.setString(11, d.name());
+        ps.setString(11, DefinitionOptions.write(d.options()));
+        ps.setString(12, d.name());
         updated = ps.executeUpdate();
       }
       if (updated == 0) {
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO herald_definition (channel, target, retry_schedule, max_attempts, max_interval_ms,"
-                + " alert_policy, confirm_required, confirm_timeout_ms, description, updated_at, name, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + " alert_policy, confirm_required, confirm_timeout_ms, description, updated_at, name, created_at,"
+                + " options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
           bindDefinition(ps, d);
           ps.setLong(10, now.toEpochMilli());
           ps.setString(11, d.name());
           ps.setLong(12, now.toEpochMilli());
+          ps.setString(13, DefinitionOptions.write(d.options()));
           ps.executeUpdate();
         }
       }
@@ -171,7 +173,8 @@ public final class JdbcNoticeStore implements NoticeStore {
         AlertPolicy.parse(rs.getString("alert_policy")),
         rs.getBoolean("confirm_required"),
         Duration.ofMillis(rs.getLong("confirm_timeout_ms")),
-        rs.getString("description"));
+        rs.getString("description"),
+        DefinitionOptions.read(rs.getString("options")));
   }
 
   // ---------------------------------------------------------------- intake
