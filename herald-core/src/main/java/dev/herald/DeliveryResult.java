@@ -22,11 +22,20 @@ public record DeliveryResult(Outcome outcome, String detail, Duration retryAfter
     /** Failed for good; no more attempts (the notice goes DEAD). */
     FAIL,
     /** Delivered, but it only counts once the receiver confirms. */
-    AWAIT_CONFIRM
+    AWAIT_CONFIRM,
+    /**
+     * Not attempted: the channel chose not to call the receiver now (its circuit is open, or it is
+     * at its concurrency limit). The notice is rescheduled after {@code retryAfter}; no attempt is
+     * counted or logged.
+     */
+    DEFER
   }
 
   public DeliveryResult {
     Objects.requireNonNull(outcome, "outcome");
+    if (outcome == Outcome.DEFER && retryAfter == null) {
+      throw new IllegalArgumentException("DEFER needs retryAfter");
+    }
     if (retryAfter != null && retryAfter.isNegative()) {
       throw new IllegalArgumentException("retryAfter must not be negative");
     }
@@ -49,6 +58,11 @@ public record DeliveryResult(Outcome outcome, String detail, Duration retryAfter
     return new DeliveryResult(Outcome.RETRY, reason, atLeast, null);
   }
 
+  /** Not attempted now: reschedule after {@code delay} without counting an attempt. */
+  public static DeliveryResult defer(Duration delay, String reason) {
+    return new DeliveryResult(Outcome.DEFER, reason, delay, null);
+  }
+
   public static DeliveryResult fail(String reason) {
     return new DeliveryResult(Outcome.FAIL, reason, null, null);
   }
@@ -62,7 +76,7 @@ public record DeliveryResult(Outcome outcome, String detail, Duration retryAfter
     return new DeliveryResult(outcome, detail, retryAfter, newDescription);
   }
 
-  /** True unless the attempt failed. */
+  /** True if the receiver took it (DELIVERED or AWAIT_CONFIRM). */
   public boolean isDelivered() {
     return outcome == Outcome.DELIVERED || outcome == Outcome.AWAIT_CONFIRM;
   }

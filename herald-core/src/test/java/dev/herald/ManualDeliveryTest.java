@@ -282,6 +282,35 @@ class ManualDeliveryTest {
   }
 
   @Test
+  void aDeferredNoticeIsRescheduledWithoutCountingAnAttempt() {
+    AtomicInteger tries = new AtomicInteger();
+    Herald h = Herald.builder()
+        .h2File(dir.resolve("other"))
+        .clock(clock)
+        .define(NoticeDefinition.builder("busy").handler("busy").maxAttempts(1).build())
+        .handler("busy", ctx -> tries.incrementAndGet() < 3
+            ? DeliveryResult.defer(Duration.ofSeconds(10), "endpoint at its concurrency limit")
+            : DeliveryResult.delivered())
+        .build();
+    try (h) {
+      Notice n = h.enqueue("busy", "{}");
+      h.runDue();
+      Notice deferred = h.operations().find(n.id()).orElseThrow().notice();
+      assertThat(deferred.status()).isEqualTo(NoticeStatus.PENDING);
+      assertThat(deferred.attempts()).isZero();
+      assertThat(deferred.nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(10));
+      assertThat(h.runDue()).as("not due again yet").isZero();
+      clock.advance(Duration.ofSeconds(10));
+      h.runDue();
+      clock.advance(Duration.ofSeconds(10));
+      h.runDue();
+      NoticeDetail done = h.operations().find(n.id()).orElseThrow();
+      assertThat(done.notice().status()).as("one real attempt, within maxAttempts(1)").isEqualTo(NoticeStatus.SUCCEEDED);
+      assertThat(done.attempts()).singleElement().satisfies(a -> assertThat(a.number()).isEqualTo(1));
+    }
+  }
+
+  @Test
   void alertAfterNFailuresFiresOnceAtTheNthFailure() {
     Herald h = Herald.builder()
         .h2File(dir.resolve("other"))

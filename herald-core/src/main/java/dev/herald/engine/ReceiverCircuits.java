@@ -37,6 +37,9 @@ public final class ReceiverCircuits {
 
   /** Feeds an attempt's result, from any path (inline or background). */
   public void record(String receiver, DeliveryResult result) {
+    if (result.outcome() == DeliveryResult.Outcome.DEFER) {
+      return; // not an attempt: says nothing about the receiver
+    }
     Circuit c = circuit(receiver);
     long now = clock.millis();
     if (result.isDelivered()) {

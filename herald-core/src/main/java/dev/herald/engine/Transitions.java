@@ -42,6 +42,9 @@ public final class Transitions {
    */
   public static AfterAttempt afterAttempt(
       AttemptFacts f, Instant now, Instant keepUntil, Instant leaseUntil, RandomGenerator random) {
+    if (f.result().outcome() == DeliveryResult.Outcome.DEFER) {
+      return new AfterAttempt(deferred(f, now, keepUntil, leaseUntil), null);
+    }
     NoticeRow row = f.claimed();
     Notice n = row.notice();
     NoticeDefinition def = f.definition();
@@ -88,6 +91,19 @@ public final class Transitions {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
     }
     return new AfterAttempt(change, alert);
+  }
+
+  /** Rescheduled without an attempt: attempts, error and budget unchanged. */
+  private static Change deferred(AttemptFacts f, Instant now, Instant keepUntil, Instant leaseUntil) {
+    NoticeRow row = f.claimed();
+    Notice n = row.notice();
+    Instant due = now.plus(f.result().retryAfter());
+    boolean keep = keepUntil != null && !due.isAfter(keepUntil);
+    NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT
+        : row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
+    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
+        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null);
+    return new Change(row, row.next(next, keep ? f.node() : null, keep ? leaseUntil : Instant.EPOCH), null);
   }
 
   /** The wait before attempt {@code attemptInBudget}: the schedule's, at least Retry-After, capped. */
