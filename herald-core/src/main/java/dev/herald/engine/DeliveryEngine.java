@@ -392,6 +392,7 @@ public final class DeliveryEngine implements NoticeOperations {
             continue;
           }
           deliverySlots.acquire();
+          awaitWriterCatchUp();
           dispatch(h).whenComplete((r, e) -> deliverySlots.release());
         }
       } catch (InterruptedException e) {
@@ -400,6 +401,17 @@ public final class DeliveryEngine implements NoticeOperations {
         listeners.onEngineError("fire", e);
         log.error("Herald node {}: timer step failed", settings.nodeId(), e);
       }
+    }
+  }
+
+  /**
+   * Holds new attempts while more than a batch of outcomes waits to be written. An attempt whose
+   * outcome is not yet committed is delivered again after a crash, so this bounds the repeats a
+   * crash can cause to about {@code maxConcurrentDeliveries + writeBatch}.
+   */
+  private void awaitWriterCatchUp() {
+    while (writer.backlog() > settings.writeBatch() && state == State.RUNNING) {
+      java.util.concurrent.locks.LockSupport.parkNanos(200_000);
     }
   }
 
