@@ -212,6 +212,10 @@ public final class Herald implements AutoCloseable {
   public static final class Builder {
     private DataSource dataSource;
     private Path h2File;
+    private String jdbcUrl;
+    private String jdbcUser;
+    private String jdbcPassword;
+    private java.util.function.Consumer<com.zaxxer.hikari.HikariConfig> poolTuning = config -> {};
     private Clock clock = Clock.systemUTC();
     private RandomGenerator random = new Random();
     private NoticeStore store;
@@ -243,6 +247,26 @@ public final class Herald implements AutoCloseable {
     /** The database to use: the application's own, so that notices join its transactions. */
     public Builder dataSource(DataSource ds) {
       this.dataSource = ds;
+      return this;
+    }
+
+    /**
+     * A server database (PostgreSQL, MySQL, MariaDB, or H2 in server mode) by JDBC URL: Herald opens
+     * a HikariCP pool of its own, and closes it on {@link Herald#close()}. The driver must be on the
+     * class path. While the database is unreachable, enqueueing fails with a {@link StoreException}
+     * after the pool's connection timeout (5 s unless {@link #pool tuned}), and the engine backs off
+     * and resumes when the database returns.
+     */
+    public Builder jdbc(String url, String user, String password) {
+      this.jdbcUrl = url;
+      this.jdbcUser = user;
+      this.jdbcPassword = password;
+      return this;
+    }
+
+    /** Tunes the pool that {@link #jdbc} opens (size, timeouts, connection init SQL, driver properties). */
+    public Builder pool(java.util.function.Consumer<com.zaxxer.hikari.HikariConfig> tuning) {
+      this.poolTuning = tuning;
       return this;
     }
 
@@ -400,21 +424,26 @@ public final class Herald implements AutoCloseable {
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
       // then takes back its own leases at once instead of waiting for them to expire.
-      String node = nodeId != null ? nodeId : dataSource == null ? "embedded" : defaultNodeId();
+      String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : defaultNodeId();
       EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, lease, claimBatch, maxHeld,
           maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
           maxBacklog);
-      if (dataSource != null && h2File != null) {
-        throw new InvalidInputException("dataSource", "give a data source or an H2 file, not both");
+      if ((dataSource != null ? 1 : 0) + (h2File != null ? 1 : 0) + (jdbcUrl != null ? 1 : 0) > 1) {
+        throw new InvalidInputException("dataSource", "give one of a data source, a JDBC URL or an H2 file");
       }
-      JdbcConnectionPool pool = null;
+      AutoCloseable pool = null;
       DataSource ds = dataSource;
-      if (ds == null) {
+      if (jdbcUrl != null) {
+        com.zaxxer.hikari.HikariDataSource hikari = hikariPool();
+        pool = hikari;
+        ds = hikari;
+      } else if (ds == null) {
         Path file = h2File != null ? h2File : Path.of("data", "herald");
-        pool = JdbcConnectionPool.create(h2Url(file), "sa", "");
-        pool.setMaxConnections(32);
-        ds = pool;
+        JdbcConnectionPool h2 = JdbcConnectionPool.create(h2Url(file), "sa", "");
+        h2.setMaxConnections(32);
+        pool = h2::dispose;
+        ds = h2;
       }
       try {
         NoticeStore s = store != null ? store : JdbcNoticeStore.create(ds, clock);
@@ -429,12 +458,40 @@ public final class Herald implements AutoCloseable {
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }
-        return new Herald(engine, ds, clock, pool == null ? null : pool::dispose);
+        return new Herald(engine, ds, clock, pool);
       } catch (RuntimeException e) {
         if (pool != null) {
-          pool.dispose();
+          try {
+            pool.close();
+          } catch (Exception suppressed) {
+            e.addSuppressed(suppressed);
+          }
         }
         throw e;
+      }
+    }
+
+    /**
+     * The pool behind {@link #jdbc}. Its connection timeout is short (5 s): while the database is
+     * down a caller's enqueue fails with a {@link StoreException} soon rather than hang, and the
+     * engine's loops retry on their own schedules.
+     */
+    private com.zaxxer.hikari.HikariDataSource hikariPool() {
+      com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+      config.setJdbcUrl(jdbcUrl);
+      config.setUsername(jdbcUser);
+      config.setPassword(jdbcPassword);
+      config.setPoolName("herald");
+      config.setMaximumPoolSize(16);
+      config.setConnectionTimeout(5_000);
+      config.setValidationTimeout(2_000);
+      poolTuning.accept(config);
+      try {
+        return new com.zaxxer.hikari.HikariDataSource(config);
+      } catch (RuntimeException e) { // the database is unreachable, or the URL or driver is wrong
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        String where = jdbcUrl.replaceAll("[?;].*", ""); // no properties: they may hold a password
+        throw new StoreException("cannot open a connection pool to " + where + ": " + cause.getMessage(), e);
       }
     }
 

@@ -20,6 +20,8 @@ import java.util.UUID;
  * @param createdAt when it was enqueued
  * @param updatedAt when it last changed
  * @param finishedAt when it reached SUCCEEDED, DEAD or CANCELLED; null while live
+ * @param target where this notice goes (e.g. a callback URL), overriding its definition's target; null
+ *     to use the definition's
  */
 public record Notice(
     UUID id,
@@ -35,4 +37,5 @@ public record Notice(
     String lastError,
     Instant createdAt,
     Instant updatedAt,
-    Instant finishedAt) {}
+    Instant finishedAt,
+    String target) {}

@@ -38,6 +38,14 @@ public interface NoticeOperations {
    */
   Notice confirm(UUID id);
 
+  /**
+   * Changes the payload, fire time or target of a notice that has not been delivered yet (PENDING
+   * or FAILED, or held by this node and not started). Checks each field as enqueue does.
+   *
+   * @throws IllegalTransitionException if it was delivered, finished, or is being delivered
+   */
+  Notice edit(UUID id, NoticeEdit edit);
+
   /** Re-queues the DEAD notices of a definition that died within [from, to); returns how many. */
   int recoverDead(String definition, Instant from, Instant to);
 }

@@ -14,34 +14,41 @@ import java.time.Instant;
  * @param fireAt when to deliver; null means now (or {@code delay} from now)
  * @param delay how long after enqueue to deliver, when {@code fireAt} is null; null means at once
  * @param shardKey optional; notices with the same key land in the same shard (see node affinity)
+ * @param target optional; where this notice goes (e.g. a callback URL), instead of the definition's target
  */
 public record NoticeRequest(
     String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay,
-    String shardKey) {
+    String shardKey,
+    String target) {
 
   /** A notice of {@code definition} carrying {@code payload}, due now. */
   public static NoticeRequest of(String definition, String payload) {
-    return new NoticeRequest(definition, payload, null, null, null, null, null);
+    return new NoticeRequest(definition, payload, null, null, null, null, null, null);
   }
 
   public NoticeRequest description(String text) {
-    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey);
+    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey, target);
   }
 
   public NoticeRequest idempotencyKey(String key) {
-    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey);
+    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey, target);
   }
 
   public NoticeRequest fireAt(Instant time) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey, target);
   }
 
   public NoticeRequest delay(Duration after) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey, target);
   }
 
   /** Puts the notice in the shard of {@code key}, so that the nodes owning that shard deliver it. */
   public NoticeRequest shardKey(String key) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key, target);
+  }
+
+  /** Sends this notice to {@code where} (e.g. a callback URL) instead of its definition's target. */
+  public NoticeRequest target(String where) {
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where);
   }
 }

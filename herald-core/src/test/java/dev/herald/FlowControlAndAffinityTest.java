@@ -99,9 +99,11 @@ class FlowControlAndAffinityTest {
     // A node that delivers nothing (no definition is its), so due notices pile up.
     Herald idle = start(node("idle").onlyDefinitions(Set.of("reports")).maxBacklog(20));
     try (Connection c = idle.dataSource().getConnection()) {
+      c.setAutoCommit(false); // one transaction, so that the backlog counter sees all 30 at once
       for (int i = 0; i < 30; i++) {
         idle.enqueue(c, NoticeRequest.of("orders", "{\"o\":" + i + "}"));
       }
+      c.commit();
     }
     // The backlog is counted in the background; until the first count, intake is still accepted.
     java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();

@@ -224,6 +224,49 @@ class ManualDeliveryTest {
   }
 
   @Test
+  void aNoticeNotYetDeliveredCanBeEditedButNotOnceDelivered() {
+    Notice n = herald.enqueue(NoticeRequest.of("ok", "{\"v\":1}").delay(Duration.ofHours(1)));
+    Instant sooner = clock.instant().plus(Duration.ofMinutes(10));
+    Notice edited = herald.operations().edit(n.id(), new NoticeEdit("{\"v\":2}", sooner, "ok"));
+    assertThat(edited.payload()).isEqualTo("{\"v\":2}");
+    assertThat(edited.fireAt()).isEqualTo(sooner);
+    assertThat(edited.target()).isEqualTo("ok");
+    Notice stored = status(n.id());
+    assertThat(stored.payload()).isEqualTo("{\"v\":2}");
+    assertThat(stored.nextAttemptAt()).isEqualTo(sooner);
+    assertThat(stored.target()).isEqualTo("ok");
+
+    assertThatThrownBy(() -> herald.operations().edit(n.id(), NoticeEdit.payload("{oops")))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("payload"));
+    assertThat(status(n.id()).payload()).isEqualTo("{\"v\":2}");
+
+    assertThat(runner.advanceAndRun(Duration.ofMinutes(10))).isEqualTo(1);
+    assertThatThrownBy(() -> herald.operations().edit(n.id(), NoticeEdit.payload("{}")))
+        .isInstanceOf(IllegalTransitionException.class)
+        .hasMessageContaining("only a notice not yet delivered can be edited");
+  }
+
+  @Test
+  void aNoticeWithItsOwnTargetGoesThereInsteadOfItsDefinitionsTarget() {
+    Herald h = Herald.builder()
+        .h2File(dir.resolve("other"))
+        .clock(clock)
+        .define(NoticeDefinition.builder("route").handler("default").build())
+        .handler("default", ctx -> DeliveryResult.fail("wrong handler"))
+        .handler("special", ctx -> DeliveryResult.delivered("special took it"))
+        .build();
+    try (h) {
+      Notice n = h.enqueue(NoticeRequest.of("route", "{}").target("special"));
+      assertThat(n.target()).isEqualTo("special");
+      h.runDue();
+      NoticeDetail d = h.operations().find(n.id()).orElseThrow();
+      assertThat(d.notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+      assertThat(d.notice().target()).as("kept in history").isEqualTo("special");
+      assertThat(d.attempts().getFirst().detail()).isEqualTo("special took it");
+    }
+  }
+
+  @Test
   void bulkRecoverRequeuesOnlyTheDeadOfThatDefinitionInTheWindow() {
     Instant t0 = clock.instant();
     Notice a = herald.enqueue("flaky", "\"a\"");

@@ -31,6 +31,13 @@ final class ChannelRegistry {
     c.validateTarget(d.target());
   }
 
+  void validateTarget(String channel, String target) {
+    Channel c = byName.get(channel);
+    if (c != null) {
+      c.validateTarget(target);
+    }
+  }
+
   void closeAll() {
     for (Channel c : byName.values()) {
       c.close();

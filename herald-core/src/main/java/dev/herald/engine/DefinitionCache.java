@@ -63,6 +63,15 @@ public final class DefinitionCache implements dev.herald.Definitions {
     return deleted;
   }
 
+  /** Checks that the channel can deliver to {@code target}; errors name {@code field}. */
+  void validateTarget(String channel, String target, String field) {
+    try {
+      channels.validateTarget(channel, target);
+    } catch (dev.herald.InvalidInputException e) {
+      throw new dev.herald.InvalidInputException(field, e.reason());
+    }
+  }
+
   void reload() {
     Map<String, NoticeDefinition> fresh = new ConcurrentHashMap<>();
     for (NoticeDefinition d : store.listDefinitions()) {

@@ -761,6 +761,26 @@ public final class DeliveryEngine implements NoticeOperations {
   }
 
   @Override
+  public Notice edit(UUID id, dev.herald.NoticeEdit edit) {
+    if (edit == null) {
+      throw new dev.herald.InvalidInputException("edit", "must not be null");
+    }
+    return change(id, null, row -> {
+      NoticeStatus s = row.status();
+      boolean waiting = s == NoticeStatus.PENDING || s == NoticeStatus.FAILED;
+      boolean heldUndelivered = s == NoticeStatus.IN_FLIGHT
+          && !(row.attemptsInBudget() > 0 && row.notice().lastError() == null); // not a confirm redelivery
+      if (!waiting && !heldUndelivered) {
+        throw new IllegalTransitionException(id, s, s, "only a notice not yet delivered can be edited");
+      }
+      if (heldUndelivered && !takeBackFromTimer(row)) {
+        throw new IllegalTransitionException(id, s, s, "node " + row.owner() + " is delivering it now");
+      }
+      return Transitions.edit(row, intake.checkEdit(row.notice().definition(), edit), clock.instant());
+    });
+  }
+
+  @Override
   public Notice cancel(UUID id) {
     return change(id, NoticeStatus.CANCELLED, row -> {
       takeBackFromTimer(row);
@@ -835,7 +855,7 @@ public final class DeliveryEngine implements NoticeOperations {
   private Notice change(UUID id, NoticeStatus target, Decision decision) {
     for (int tries = 0; tries < 5; tries++) {
       NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-      if (!row.status().canMoveTo(target)) {
+      if (target != null && !row.status().canMoveTo(target)) {
         throw new IllegalTransitionException(id, row.status(), target, null);
       }
       Change change = decision.decide(row);

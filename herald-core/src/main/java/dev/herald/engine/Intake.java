@@ -2,6 +2,7 @@ package dev.herald.engine;
 
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.internal.JsonText;
@@ -38,7 +39,13 @@ final class Intake {
     if (r.definition() == null || r.definition().isBlank()) {
       throw new InvalidInputException(prefix + "definition", "must not be blank");
     }
-    definitions.require(r.definition(), prefix + "definition");
+    NoticeDefinition def = definitions.require(r.definition(), prefix + "definition");
+    if (r.target() != null) {
+      if (r.target().isBlank() || r.target().length() > 2000) {
+        throw new InvalidInputException(prefix + "target", "must be 1 to 2000 characters");
+      }
+      definitions.validateTarget(def.channel(), r.target(), prefix + "target");
+    }
     checkPayload(r.payload(), prefix + "payload");
     if (r.description() != null && r.description().length() > Transitions.MAX_DESCRIPTION) {
       throw new InvalidInputException(prefix + "description",
@@ -56,8 +63,25 @@ final class Intake {
     Instant now = clock.instant();
     Instant fireAt = r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now;
     Notice n = new Notice(Ids.next(clock), r.definition(), r.payload(), r.description(), r.idempotencyKey(),
-        NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null);
+        NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null, r.target());
     return new NoticeRow(n, null, Instant.EPOCH, 1, 0, Shards.of(r.shardKey(), n.id()));
+  }
+
+  /** Checks an edit's fields as enqueue checks them; returns it. */
+  dev.herald.NoticeEdit checkEdit(String definition, dev.herald.NoticeEdit e) {
+    if (e.payload() != null) {
+      checkPayload(e.payload(), "payload");
+    }
+    if (e.target() != null) {
+      if (e.target().isBlank() || e.target().length() > 2000) {
+        throw new InvalidInputException("target", "must be 1 to 2000 characters");
+      }
+      definitions.validateTarget(definitions.require(definition, "definition").channel(), e.target(), "target");
+    }
+    if (e.payload() == null && e.fireAt() == null && e.target() == null) {
+      throw new InvalidInputException("edit", "changes nothing: give a payload, fireAt or target");
+    }
+    return e;
   }
 
   private void checkPayload(String payload, String field) {
@@ -78,7 +102,8 @@ final class Intake {
   static NoticeRow preclaimed(NoticeRow row, String owner, Instant leaseUntil) {
     Notice n = row.notice();
     Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.IN_FLIGHT, 0, n.fireAt(), n.nextAttemptAt(), null, null, n.createdAt(), n.updatedAt(), null);
+        NoticeStatus.IN_FLIGHT, 0, n.fireAt(), n.nextAttemptAt(), null, null, n.createdAt(), n.updatedAt(), null,
+        n.target());
     return new NoticeRow(leased, owner, leaseUntil, row.version(), 0, row.shard());
   }
 }

@@ -85,7 +85,7 @@ public final class Transitions {
       default -> throw new IllegalStateException("unknown outcome " + r.outcome());
     }
     Notice next = new Notice(n.id(), n.definition(), n.payload(), description, n.idempotencyKey(), status, number,
-        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null);
+        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null, n.target());
     Change change = new Change(row, row.next(next, owner, lease), attempt);
     if (alert != null) {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
@@ -102,7 +102,7 @@ public final class Transitions {
     NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT
         : row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null);
+        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null, n.target());
     return new Change(row, row.next(next, keep ? f.node() : null, keep ? leaseUntil : Instant.EPOCH), null);
   }
 
@@ -123,7 +123,19 @@ public final class Transitions {
     Notice n = row.notice();
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
         n.attempts(), n.fireAt(), status.isFinished() ? null : due, n.lastAttemptAt(), n.lastError(), n.createdAt(),
-        now, status.isFinished() ? now : null);
+        now, status.isFinished() ? now : null, n.target());
+    return new Change(row, row.next(next, null, Instant.EPOCH), null);
+  }
+
+  /** The edited notice, unowned, due at its (new) fire time; PENDING if never attempted, else FAILED. */
+  public static Change edit(NoticeRow row, dev.herald.NoticeEdit e, Instant now) {
+    Notice n = row.notice();
+    Instant fireAt = e.fireAt() != null ? e.fireAt() : n.fireAt();
+    Instant due = e.fireAt() != null ? e.fireAt() : n.nextAttemptAt();
+    NoticeStatus status = row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
+    Notice next = new Notice(n.id(), n.definition(), e.payload() != null ? e.payload() : n.payload(), n.description(),
+        n.idempotencyKey(), status, n.attempts(), fireAt, due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
+        null, e.target() != null ? e.target() : n.target());
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -139,7 +151,7 @@ public final class Transitions {
     Notice n = fresh.notice();
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.PENDING, n.attempts(), n.fireAt(), now, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null);
+        null, n.target());
     return new Change(row, fresh.next(next, null, Instant.EPOCH), null);
   }
 }

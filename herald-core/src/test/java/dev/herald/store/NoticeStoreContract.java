@@ -924,7 +924,7 @@ public abstract class NoticeStoreContract {
 
     public NoticeRow build() {
       Notice n = new Notice(id, definition, payload, description, key, status, attempts, fireAt, due, lastAttemptAt,
-          lastError, created, updated, null);
+          lastError, created, updated, null, null);
       return new NoticeRow(n, owner, leaseUntil, version, retryBase);
     }
   }
@@ -991,7 +991,8 @@ public abstract class NoticeStoreContract {
   protected static NoticeRow leased(NoticeRow r, String owner, Instant until, Instant now) {
     Notice n = r.notice();
     return r.next(new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), IN_FLIGHT,
-        n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null),
+        n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null,
+        n.target()),
         owner, until);
   }
 
@@ -999,7 +1000,8 @@ public abstract class NoticeStoreContract {
   private static NoticeRow released(NoticeRow r, NoticeStatus status, Instant now) {
     Notice n = r.notice();
     return r.next(new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null),
+        n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null,
+        n.target()),
         null, Instant.EPOCH);
   }
 

@@ -33,10 +33,10 @@ public final class LocalChannel implements Channel {
 
   @Override
   public CompletionStage<DeliveryResult> deliver(Delivery d) {
-    NoticeHandler handler = handlers.get(d.definition().target());
+    NoticeHandler handler = handlers.get(d.target());
     if (handler == null) {
       return CompletableFuture.completedFuture(
-          DeliveryResult.retry("no handler named '" + d.definition().target() + "' is registered on this node"));
+          DeliveryResult.retry("no handler named '" + d.target() + "' is registered on this node"));
     }
     return CompletableFuture.supplyAsync(() -> run(handler, d), executor);
   }

@@ -1,12 +1,29 @@
 package dev.herald.store.jdbc;
 
-/** How a dialect leases due rows. */
+/** How a dialect leases due rows. Every strategy ends in an update that checks the row's version and lease. */
 public enum ClaimStrategy {
   /**
    * Select due, unleased rows, then lease each with {@code UPDATE ... WHERE id = ? AND version = ?
    * AND lease_until < now}; rows another node leased (or its owner renewed) in between update
    * nothing and are skipped. Portable; under contention nodes may race for the same rows, but never
-   * both win one.
+   * both win one. H2.
    */
-  SELECT_THEN_UPDATE
+  SELECT_THEN_UPDATE,
+
+  /**
+   * One statement: {@code UPDATE herald_notice n SET ... FROM (SELECT id, version FROM herald_notice
+   * WHERE <due and free> ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED) c WHERE n.id = c.id AND
+   * n.version = c.version AND n.lease_until < ? RETURNING ...}. Rows another claimer has locked are
+   * skipped rather than waited for, so concurrent nodes take disjoint batches in one round trip.
+   * PostgreSQL.
+   */
+  UPDATE_SKIP_LOCKED_RETURNING,
+
+  /**
+   * In one transaction: {@code SELECT ... WHERE <due and free> ORDER BY due_at LIMIT ? FOR UPDATE
+   * SKIP LOCKED}, then the batched {@code UPDATE ... WHERE id = ? AND version = ? AND lease_until <
+   * ?} of {@link #SELECT_THEN_UPDATE}. MySQL 8 and MariaDB 10.6+, which have SKIP LOCKED but no
+   * UPDATE ... RETURNING.
+   */
+  LOCK_SKIP_LOCKED_THEN_UPDATE
 }

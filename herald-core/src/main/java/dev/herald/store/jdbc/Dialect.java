@@ -1,6 +1,8 @@
 package dev.herald.store.jdbc;
 
+import dev.herald.StoreException;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,6 +27,28 @@ public interface Dialect {
     return "23505".equals(e.getSQLState());
   }
 
+  /**
+   * The statement recording an idempotency key (parameters: definition, key, notice id, created
+   * at). It either inserts one row, or inserts none or fails with a duplicate key (see {@link
+   * #isDuplicateKey}) when the key is taken; either way the caller's transaction must stay usable.
+   */
+  default String insertIdempotencyKey() {
+    return "INSERT INTO herald_idempotency (definition, idempotency_key, notice_id, created_at) VALUES (?, ?, ?, ?)";
+  }
+
+  /**
+   * The claim's candidate query, locking what it returns where the strategy needs it: {@code
+   * columns}, then the filter, then {@code LIMIT ?}.
+   */
+  default String claimSelect(String columns, String filter) {
+    return "SELECT " + columns + " FROM herald_notice WHERE " + filter + " ORDER BY due_at LIMIT ?";
+  }
+
+  /** The isolation level of the claim's transaction, or -1 to keep the connection's. */
+  default int claimIsolation() {
+    return -1;
+  }
+
   default void setId(PreparedStatement ps, int index, UUID id) throws SQLException {
     ps.setObject(index, id);
   }
@@ -33,17 +57,62 @@ public interface Dialect {
     return rs.getObject(column, UUID.class);
   }
 
+  /** Text as the database can store it (PostgreSQL refuses the NUL character). */
+  default String text(String value) {
+    return value;
+  }
+
+  /**
+   * Takes the lock that lets one node at a time migrate, on the connection that will migrate. Nodes
+   * starting together then apply each script once; the others wait and find it applied.
+   */
+  default void lockMigrations(Connection c) throws SQLException {}
+
+  /** Releases what {@link #lockMigrations} took. Called with auto-commit on. */
+  default void unlockMigrations(Connection c) throws SQLException {}
+
   /** Picks the dialect from the database product name. */
   static Dialect detect(DataSource dataSource) {
     try (Connection c = dataSource.getConnection()) {
-      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-      if (product.contains("h2")) {
-        return new H2Dialect();
-      }
-      throw new IllegalArgumentException(
-          "Herald has no dialect for database '" + product + "' yet; supported: H2");
+      return of(c.getMetaData());
     } catch (SQLException e) {
-      throw new dev.herald.StoreException("cannot connect to detect the database: " + e.getMessage(), e);
+      throw new StoreException("cannot connect to detect the database: " + e.getMessage(), e);
+    }
+  }
+
+  /** The dialect of the database these metadata describe; refuses versions without what Herald needs. */
+  static Dialect of(DatabaseMetaData meta) throws SQLException {
+    String product = meta.getDatabaseProductName();
+    String lower = product.toLowerCase(Locale.ROOT);
+    String version = meta.getDatabaseProductVersion();
+    int major = meta.getDatabaseMajorVersion();
+    int minor = meta.getDatabaseMinorVersion();
+    if (lower.contains("h2")) {
+      return new H2Dialect();
+    }
+    if (lower.contains("postgresql")) {
+      // SKIP LOCKED arrived in 9.5; Herald is tested on 13 and later.
+      requireAtLeast(major, minor, 9, 5, "PostgreSQL", version);
+      return new PostgresDialect();
+    }
+    boolean mariaDb = lower.contains("mariadb") || version.toLowerCase(Locale.ROOT).contains("mariadb");
+    if (mariaDb) {
+      requireAtLeast(major, minor, 10, 6, "MariaDB", version);
+      return new MySqlDialect(true);
+    }
+    if (lower.contains("mysql")) {
+      requireAtLeast(major, minor, 8, 0, "MySQL", version);
+      return new MySqlDialect(false);
+    }
+    throw new IllegalArgumentException("Herald has no dialect for database '" + product
+        + "'; supported: H2, PostgreSQL 13+, MySQL 8+, MariaDB 10.6+");
+  }
+
+  private static void requireAtLeast(int major, int minor, int needMajor, int needMinor, String product,
+      String version) {
+    if (major < needMajor || major == needMajor && minor < needMinor) {
+      throw new IllegalArgumentException("Herald needs " + product + " " + needMajor + "." + needMinor
+          + " or later (for SELECT ... FOR UPDATE SKIP LOCKED); this server is " + version);
     }
   }
 }

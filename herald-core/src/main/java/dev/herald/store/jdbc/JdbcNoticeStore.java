@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,26 +30,34 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.Comparator;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** {@link NoticeStore} over JDBC. Thread-safe; each call borrows a connection from the pool. */
 public final class JdbcNoticeStore implements NoticeStore {
+  private static final Logger log = LoggerFactory.getLogger(JdbcNoticeStore.class);
 
   private static final String LIVE_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at, due_at,"
-          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version, shard";
+          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version, shard, target";
+  private static final String LIVE_COLUMNS_OF_N =
+      String.join(", ", java.util.Arrays.stream(LIVE_COLUMNS.split(",")).map(col -> "n." + col.strip()).toList());
   private static final String HISTORY_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at,"
-          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard";
+          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard, target";
   private static final String INSERT_LIVE =
-      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String INSERT_HISTORY =
-      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   private static final String UPDATE_LIVE =
       "UPDATE herald_notice SET description = ?, status = ?, attempts = ?, retry_base = ?, due_at = ?,"
-          + " last_attempt_at = ?, last_error = ?, updated_at = ?, owner = ?, lease_until = ?, version = ?"
-          + " WHERE id = ? AND version = ?";
+          + " last_attempt_at = ?, last_error = ?, updated_at = ?, owner = ?, lease_until = ?, version = ?,"
+          + " fire_at = ?, target = ? WHERE id = ? AND version = ?";
+  /** Written only when an edit changed the payload, so that retries never rewrite it. */
+  private static final String UPDATE_PAYLOAD = "UPDATE herald_notice SET payload = ? WHERE id = ? AND version = ?";
   private static final String DELETE_LIVE = "DELETE FROM herald_notice WHERE id = ? AND version = ?";
   private static final String DELETE_HISTORY = "DELETE FROM herald_notice_history WHERE id = ? AND version = ?";
   private static final String INSERT_ATTEMPT =
@@ -58,6 +67,13 @@ public final class JdbcNoticeStore implements NoticeStore {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Clock clock;
+  /**
+   * Whether the driver reports one update count per row of a batch. The optimistic checks rely on
+   * them; a driver that answers {@link Statement#SUCCESS_NO_INFO} (MariaDB Connector/J with {@code
+   * useBulkStmts=true}, MySQL Connector/J rewriting batches) turns this off, and the store then runs
+   * such statements one by one.
+   */
+  private volatile boolean exactBatchCounts = true;
 
   public JdbcNoticeStore(DataSource dataSource, Dialect dialect, Clock clock) {
     this.dataSource = dataSource;
@@ -83,6 +99,17 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public void saveDefinition(NoticeDefinition d, Instant now) {
+    try {
+      saveDefinitionOnce(d, now);
+    } catch (StoreException e) {
+      if (!(e.getCause() instanceof SQLException sql && dialect.isDuplicateKey(sql))) {
+        throw e;
+      }
+      saveDefinitionOnce(d, now); // nodes starting together inserted it at once: update the winner's row
+    }
+  }
+
+  private void saveDefinitionOnce(NoticeDefinition d, Instant now) {
     inTransaction("save definition " + d.name(), c -> {
       int updated;
       try (PreparedStatement ps = c.prepareStatement(
@@ -199,16 +226,17 @@ public final class JdbcNoticeStore implements NoticeStore {
     }
   }
 
-  /** Records the key; false if it was already taken. */
+  /**
+   * Records the key; false if it was already taken. The dialect's statement leaves the caller's
+   * transaction usable either way (on PostgreSQL a failed statement would abort it).
+   */
   private boolean claimIdempotencyKey(Connection c, Notice n) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO herald_idempotency (definition, idempotency_key, notice_id, created_at) VALUES (?, ?, ?, ?)")) {
+    try (PreparedStatement ps = c.prepareStatement(dialect.insertIdempotencyKey())) {
       ps.setString(1, n.definition());
       ps.setString(2, n.idempotencyKey());
       dialect.setId(ps, 3, n.id());
       ps.setLong(4, n.createdAt().toEpochMilli());
-      ps.executeUpdate();
-      return true;
+      return ps.executeUpdate() == 1;
     } catch (SQLException e) {
       if (dialect.isDuplicateKey(e)) {
         return false;
@@ -235,9 +263,39 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public List<NoticeRow> claim(Claim claim) {
-    return inTransaction("claim due notices", c -> switch (dialect.claimStrategy()) {
-      case SELECT_THEN_UPDATE -> claimBySelectThenUpdate(c, claim);
+    return inTransaction("claim due notices", dialect.claimIsolation(), c -> switch (dialect.claimStrategy()) {
+      case SELECT_THEN_UPDATE, LOCK_SKIP_LOCKED_THEN_UPDATE -> claimBySelectThenUpdate(c, claim);
+      case UPDATE_SKIP_LOCKED_RETURNING -> claimByUpdateReturning(c, claim);
     });
+  }
+
+  /** The claim statement of {@link ClaimStrategy#UPDATE_SKIP_LOCKED_RETURNING} for this claim's filter. */
+  String claimByUpdateReturningSql(Claim claim) {
+    return "UPDATE herald_notice n SET status = ?, owner = ?, lease_until = ?, version = n.version + 1, updated_at = ?"
+        + " FROM (" + dialect.claimSelect("id, version", claimFilter(claim)) + ") c"
+        + " WHERE n.id = c.id AND n.version = c.version AND n.lease_until < ?"
+        + " RETURNING " + LIVE_COLUMNS_OF_N;
+  }
+
+  /** One statement locks (skipping rows other claimers hold), leases and returns the rows. */
+  private List<NoticeRow> claimByUpdateReturning(Connection c, Claim claim) throws SQLException {
+    List<NoticeRow> won = new ArrayList<>(claim.limit());
+    try (PreparedStatement ps = c.prepareStatement(claimByUpdateReturningSql(claim))) {
+      ps.setString(1, NoticeStatus.IN_FLIGHT.name());
+      ps.setString(2, claim.owner());
+      ps.setLong(3, claim.leaseUntil().toEpochMilli());
+      ps.setLong(4, claim.now().toEpochMilli());
+      int next = bindClaimFilter(ps, 5, claim);
+      ps.setInt(next++, claim.limit());
+      ps.setLong(next, claim.now().toEpochMilli());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          won.add(readLive(rs));
+        }
+      }
+    }
+    won.sort(Comparator.comparing(r -> r.notice().nextAttemptAt())); // RETURNING has no order
+    return won;
   }
 
   /**
@@ -274,8 +332,7 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   private List<NoticeRow> claimBySelectThenUpdate(Connection c, Claim claim) throws SQLException {
     List<NoticeRow> candidates = new ArrayList<>(claim.limit());
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE " + claimFilter(claim) + " ORDER BY due_at LIMIT ?")) {
+    try (PreparedStatement ps = c.prepareStatement(dialect.claimSelect(LIVE_COLUMNS, claimFilter(claim)))) {
       ps.setInt(bindClaimFilter(ps, 1, claim), claim.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -286,28 +343,23 @@ public final class JdbcNoticeStore implements NoticeStore {
     if (candidates.isEmpty()) {
       return candidates;
     }
-    List<NoticeRow> leased = new ArrayList<>(candidates.size());
     try (PreparedStatement ps = c.prepareStatement(
         "UPDATE herald_notice SET status = ?, owner = ?, lease_until = ?, version = ?, updated_at = ?"
             + " WHERE id = ? AND version = ? AND lease_until < ?")) {
-      for (NoticeRow row : candidates) {
-        NoticeRow next = leasedCopy(row, claim);
-        ps.setString(1, NoticeStatus.IN_FLIGHT.name());
-        ps.setString(2, claim.owner());
-        ps.setLong(3, claim.leaseUntil().toEpochMilli());
-        ps.setLong(4, next.version());
-        ps.setLong(5, claim.now().toEpochMilli());
-        dialect.setId(ps, 6, row.id());
-        ps.setLong(7, row.version());
-        ps.setLong(8, claim.now().toEpochMilli()); // a lease renewed since the select is not free
-        ps.addBatch();
-        leased.add(next);
-      }
-      int[] counts = ps.executeBatch();
-      List<NoticeRow> won = new ArrayList<>(leased.size());
+      int[] counts = executeCounted(ps, candidates, (st, row) -> {
+        st.setString(1, NoticeStatus.IN_FLIGHT.name());
+        st.setString(2, claim.owner());
+        st.setLong(3, claim.leaseUntil().toEpochMilli());
+        st.setLong(4, row.version() + 1);
+        st.setLong(5, claim.now().toEpochMilli());
+        dialect.setId(st, 6, row.id());
+        st.setLong(7, row.version());
+        st.setLong(8, claim.now().toEpochMilli()); // a lease renewed since the select is not free
+      });
+      List<NoticeRow> won = new ArrayList<>(candidates.size());
       for (int i = 0; i < counts.length; i++) {
         if (counts[i] == 1) {
-          won.add(leased.get(i));
+          won.add(leasedCopy(candidates.get(i), claim));
         }
       }
       return won;
@@ -318,7 +370,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     Notice n = row.notice();
     Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.IN_FLIGHT, n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(),
-        n.createdAt(), claim.now(), null);
+        n.createdAt(), claim.now(), null, n.target());
     return row.next(leased, claim.owner(), claim.leaseUntil());
   }
 
@@ -343,17 +395,15 @@ public final class JdbcNoticeStore implements NoticeStore {
       return Set.of();
     }
     return inTransaction("renew leases", c -> {
-      List<UUID> ordered = new ArrayList<>(ids);
+      List<UUID> ordered = new ArrayList<>(new java.util.TreeSet<>(ids)); // one lock order for every writer
       Set<UUID> kept = new HashSet<>();
       try (PreparedStatement ps = c.prepareStatement(
           "UPDATE herald_notice SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'IN_FLIGHT'")) {
-        for (UUID id : ordered) {
-          ps.setLong(1, leaseUntil.toEpochMilli());
-          dialect.setId(ps, 2, id);
-          ps.setString(3, owner);
-          ps.addBatch();
-        }
-        int[] counts = ps.executeBatch();
+        int[] counts = executeCounted(ps, ordered, (st, id) -> {
+          st.setLong(1, leaseUntil.toEpochMilli());
+          dialect.setId(st, 2, id);
+          st.setString(3, owner);
+        });
         for (int i = 0; i < counts.length; i++) {
           if (counts[i] == 1) {
             kept.add(ordered.get(i));
@@ -403,13 +453,30 @@ public final class JdbcNoticeStore implements NoticeStore {
         updates.add(i);
       }
     }
+    // Every writer (outcomes, renewals) locks rows in id order, so two of them cannot deadlock.
+    Comparator<Integer> byId = Comparator.comparing(i -> changes.get(i).expected().id());
+    updates.sort(byId);
+    archives.sort(byId);
+    restores.sort(byId);
     if (!updates.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(UPDATE_LIVE)) {
-        for (int i : updates) {
-          bindUpdate(ps, changes.get(i));
-          ps.addBatch();
+        markApplied(executeCounted(ps, updates, (st, i) -> bindUpdate(st, changes.get(i))), updates, applied);
+      }
+      List<Integer> newPayloads = updates.stream()
+          .filter(i -> applied[i]
+              && !changes.get(i).next().notice().payload().equals(changes.get(i).expected().notice().payload()))
+          .toList();
+      if (!newPayloads.isEmpty()) {
+        try (PreparedStatement ps = c.prepareStatement(UPDATE_PAYLOAD)) {
+          for (int i : newPayloads) {
+            NoticeRow next = changes.get(i).next();
+            ps.setString(1, next.notice().payload());
+            dialect.setId(ps, 2, next.id());
+            ps.setLong(3, next.version());
+            ps.addBatch();
+          }
+          ps.executeBatch();
         }
-        markApplied(ps.executeBatch(), updates, applied);
       }
     }
     if (!archives.isEmpty()) {
@@ -430,13 +497,11 @@ public final class JdbcNoticeStore implements NoticeStore {
   private void moveRows(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied,
       String deleteSql, String insertSql, boolean toHistory) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(deleteSql)) {
-      for (int i : indexes) {
+      markApplied(executeCounted(ps, indexes, (st, i) -> {
         NoticeRow expected = changes.get(i).expected();
-        dialect.setId(ps, 1, expected.id());
-        ps.setLong(2, expected.version());
-        ps.addBatch();
-      }
-      markApplied(ps.executeBatch(), indexes, applied);
+        dialect.setId(st, 1, expected.id());
+        st.setLong(2, expected.version());
+      }), indexes, applied);
     }
     boolean any = false;
     try (PreparedStatement ps = c.prepareStatement(insertSql)) {
@@ -472,7 +537,7 @@ public final class JdbcNoticeStore implements NoticeStore {
         ps.setLong(3, a.startedAt().toEpochMilli());
         ps.setLong(4, a.duration().toMillis());
         ps.setString(5, a.outcome().name());
-        ps.setString(6, Attempt.bound(a.detail()));
+        ps.setString(6, dialect.text(Attempt.bound(a.detail())));
         ps.setString(7, a.node());
         ps.addBatch();
         any = true;
@@ -492,19 +557,21 @@ public final class JdbcNoticeStore implements NoticeStore {
   private void bindUpdate(PreparedStatement ps, Change ch) throws SQLException {
     NoticeRow next = ch.next();
     Notice n = next.notice();
-    ps.setString(1, n.description());
+    ps.setString(1, dialect.text(n.description()));
     ps.setString(2, n.status().name());
     ps.setInt(3, n.attempts());
     ps.setInt(4, next.retryBase());
     ps.setLong(5, n.nextAttemptAt().toEpochMilli());
     setLong(ps, 6, millis(n.lastAttemptAt()));
-    ps.setString(7, Attempt.bound(n.lastError()));
+    ps.setString(7, dialect.text(Attempt.bound(n.lastError())));
     ps.setLong(8, n.updatedAt().toEpochMilli());
     ps.setString(9, next.owner());
     ps.setLong(10, next.leaseUntil().toEpochMilli());
     ps.setLong(11, next.version());
-    dialect.setId(ps, 12, n.id());
-    ps.setLong(13, ch.expected().version());
+    ps.setLong(12, n.fireAt().toEpochMilli());
+    ps.setString(13, n.target());
+    dialect.setId(ps, 14, n.id());
+    ps.setLong(15, ch.expected().version());
   }
 
   private void bindLive(PreparedStatement ps, NoticeRow row) throws SQLException {
@@ -512,7 +579,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     dialect.setId(ps, 1, n.id());
     ps.setString(2, n.definition());
     ps.setString(3, n.payload());
-    ps.setString(4, n.description());
+    ps.setString(4, dialect.text(n.description()));
     ps.setString(5, n.idempotencyKey());
     ps.setString(6, n.status().name());
     ps.setInt(7, n.attempts());
@@ -520,13 +587,14 @@ public final class JdbcNoticeStore implements NoticeStore {
     ps.setLong(9, n.fireAt().toEpochMilli());
     ps.setLong(10, n.nextAttemptAt().toEpochMilli());
     setLong(ps, 11, millis(n.lastAttemptAt()));
-    ps.setString(12, Attempt.bound(n.lastError()));
+    ps.setString(12, dialect.text(Attempt.bound(n.lastError())));
     ps.setLong(13, n.createdAt().toEpochMilli());
     ps.setLong(14, n.updatedAt().toEpochMilli());
     ps.setString(15, row.owner());
     ps.setLong(16, row.leaseUntil().toEpochMilli());
     ps.setLong(17, row.version());
     ps.setInt(18, row.shard());
+    ps.setString(19, n.target());
   }
 
   private void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
@@ -534,19 +602,20 @@ public final class JdbcNoticeStore implements NoticeStore {
     dialect.setId(ps, 1, n.id());
     ps.setString(2, n.definition());
     ps.setString(3, n.payload());
-    ps.setString(4, n.description());
+    ps.setString(4, dialect.text(n.description()));
     ps.setString(5, n.idempotencyKey());
     ps.setString(6, n.status().name());
     ps.setInt(7, n.attempts());
     ps.setInt(8, row.retryBase());
     ps.setLong(9, n.fireAt().toEpochMilli());
     setLong(ps, 10, millis(n.lastAttemptAt()));
-    ps.setString(11, Attempt.bound(n.lastError()));
+    ps.setString(11, dialect.text(Attempt.bound(n.lastError())));
     ps.setLong(12, n.createdAt().toEpochMilli());
     ps.setLong(13, n.updatedAt().toEpochMilli());
     ps.setLong(14, n.finishedAt().toEpochMilli());
     ps.setLong(15, row.version());
     ps.setInt(16, row.shard());
+    ps.setString(17, n.target());
   }
 
   // ---------------------------------------------------------------- reads
@@ -606,18 +675,24 @@ public final class JdbcNoticeStore implements NoticeStore {
     boolean history = statuses.stream().anyMatch(NoticeStatus::isFinished);
     List<Object> args = new ArrayList<>();
     List<String> parts = new ArrayList<>();
+    // Each table gives at most the rows the page can need, newest first (an index walk on
+    // created_at), so the union never sorts a whole table.
+    int branchLimit = (int) Math.min(Integer.MAX_VALUE, (long) q.offset() + q.limit() + 1);
+    String newestFirst = " ORDER BY created_at DESC, id DESC";
     if (live) {
-      parts.add("SELECT " + LIVE_COLUMNS + ", NULL AS finished_at FROM herald_notice"
-          + where(q, statuses.stream().filter(s -> !s.isFinished()).toList(), args));
+      parts.add("(SELECT " + LIVE_COLUMNS + ", NULL AS finished_at FROM herald_notice"
+          + where(q, statuses.stream().filter(s -> !s.isFinished()).toList(), args) + newestFirst + " LIMIT ?)");
+      args.add(branchLimit);
     }
     if (history) {
-      parts.add("SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
+      parts.add("(SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
           + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
-          + " 0 AS lease_until, version, shard, finished_at FROM herald_notice_history"
-          + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args));
+          + " 0 AS lease_until, version, shard, target, finished_at FROM herald_notice_history"
+          + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args) + newestFirst + " LIMIT ?)");
+      args.add(branchLimit);
     }
     String sql = "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") n"
-        + " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+        + newestFirst + " LIMIT ? OFFSET ?";
     args.add(q.limit() + 1);
     args.add(q.offset());
     return inTransaction("query notices", c -> {
@@ -742,7 +817,8 @@ public final class JdbcNoticeStore implements NoticeStore {
         rs.getString("last_error"),
         instant(rs, "created_at"),
         instant(rs, "updated_at"),
-        finished);
+        finished,
+        rs.getString("target"));
   }
 
   // ---------------------------------------------------------------- plumbing
@@ -769,9 +845,82 @@ public final class JdbcNoticeStore implements NoticeStore {
     T run(Connection c) throws SQLException;
   }
 
+  /** Binds one item's parameters of a batched statement. */
+  @FunctionalInterface
+  private interface RowBinder<T> {
+    void bind(PreparedStatement ps, T item) throws SQLException;
+  }
+
+  /** A batch came back without per-row update counts; the transaction is redone row by row. */
+  private static final class InexactBatchCounts extends RuntimeException {
+    InexactBatchCounts() {
+      super(null, null, false, false);
+    }
+  }
+
+  /**
+   * Runs the statement once per item, batched, and returns each item's exact update count, which
+   * the optimistic checks rely on. If the driver does not report them, the whole transaction is
+   * rolled back and redone with one execution per item (see {@link #exactBatchCounts}).
+   */
+  private <T> int[] executeCounted(PreparedStatement ps, List<T> items, RowBinder<T> binder) throws SQLException {
+    int[] counts = new int[items.size()];
+    if (!exactBatchCounts) {
+      for (int i = 0; i < items.size(); i++) {
+        binder.bind(ps, items.get(i));
+        counts[i] = ps.executeUpdate();
+      }
+      return counts;
+    }
+    for (T item : items) {
+      binder.bind(ps, item);
+      ps.addBatch();
+    }
+    int[] batch = ps.executeBatch();
+    if (batch.length != items.size()) {
+      throw new InexactBatchCounts();
+    }
+    for (int i = 0; i < batch.length; i++) {
+      if (batch[i] < 0) {
+        throw new InexactBatchCounts();
+      }
+      counts[i] = batch[i];
+    }
+    return counts;
+  }
+
   private <T> T inTransaction(String what, SqlWork<T> work) {
+    return inTransaction(what, -1, work);
+  }
+
+  /** Runs {@code work} in one transaction, at {@code isolation} unless it is -1, and commits. */
+  private <T> T inTransaction(String what, int isolation, SqlWork<T> work) {
+    try {
+      try {
+        return transaction(isolation, work);
+      } catch (InexactBatchCounts e) {
+        if (exactBatchCounts) {
+          exactBatchCounts = false;
+          log.warn("Herald: the JDBC driver does not report an update count per batched row ({} {});"
+              + " running optimistic updates one by one. For batched updates, turn off the driver's bulk or"
+              + " rewritten batches (MariaDB Connector/J: useBulkStmts=false; MySQL Connector/J:"
+              + " rewriteBatchedStatements=false)", dialect.name(), what);
+        }
+        return transaction(isolation, work);
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot " + what + ": " + e.getMessage(), e);
+    }
+  }
+
+  private <T> T transaction(int isolation, SqlWork<T> work) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       boolean auto = c.getAutoCommit();
+      int savedIsolation = isolation == -1 ? -1 : c.getTransactionIsolation();
+      boolean changeIsolation = isolation != -1 && savedIsolation != isolation;
+      if (changeIsolation) {
+        c.setTransactionIsolation(isolation);
+      }
       c.setAutoCommit(false);
       try {
         T result = work.run(c);
@@ -782,9 +931,10 @@ public final class JdbcNoticeStore implements NoticeStore {
         throw e;
       } finally {
         c.setAutoCommit(auto);
+        if (changeIsolation) {
+          c.setTransactionIsolation(savedIsolation);
+        }
       }
-    } catch (SQLException e) {
-      throw new StoreException("cannot " + what + ": " + e.getMessage(), e);
     }
   }
 

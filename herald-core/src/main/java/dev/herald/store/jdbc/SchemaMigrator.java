@@ -38,37 +38,74 @@ final class SchemaMigrator {
     String folder = "db/herald/" + dialect.name() + "/";
     List<String> scripts = lines(read(folder + "migrations.txt"));
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try (Statement st = c.createStatement()) {
-        st.execute(
-            "CREATE TABLE IF NOT EXISTS herald_schema_version ("
-                + "version INT NOT NULL PRIMARY KEY, script VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)");
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(true);
+      dialect.lockMigrations(c); // nodes starting together: one migrates, the others wait and find it done
+      try {
+        c.setAutoCommit(false);
+        migrate(c, folder, scripts);
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly(c, e);
+        unlockQuietly(c, e);
+        throw e;
       }
-      c.commit();
-      int current = currentVersion(c);
-      for (String script : scripts) {
-        int version = versionOf(script);
-        if (version <= current) {
-          continue;
-        }
-        log.info("Herald schema: applying {} ({})", script, dialect.name());
-        try (Statement st = c.createStatement()) {
-          for (String sql : statements(read(folder + script))) {
-            st.execute(sql);
-          }
-        }
-        try (PreparedStatement ps =
-            c.prepareStatement("INSERT INTO herald_schema_version (version, script, applied_at) VALUES (?, ?, ?)")) {
-          ps.setInt(1, version);
-          ps.setString(2, script);
-          ps.setLong(3, clock.millis());
-          ps.executeUpdate();
-        }
-        c.commit();
-        current = version;
-      }
+      c.setAutoCommit(true);
+      dialect.unlockMigrations(c);
+      c.setAutoCommit(auto);
     } catch (SQLException e) {
       throw new StoreException("Herald schema migration failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Applies what is missing, one transaction per script. (MySQL and MariaDB commit each DDL
+   * statement at once, so a script that fails there half-way must be finished by hand.)
+   */
+  private void migrate(Connection c, String folder, List<String> scripts) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS herald_schema_version ("
+              + "version INT NOT NULL PRIMARY KEY, script VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)");
+    }
+    c.commit();
+    int current = currentVersion(c);
+    for (String script : scripts) {
+      int version = versionOf(script);
+      if (version <= current) {
+        continue;
+      }
+      log.info("Herald schema: applying {} ({})", script, dialect.name());
+      try (Statement st = c.createStatement()) {
+        for (String sql : statements(read(folder + script))) {
+          st.execute(sql);
+        }
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement("INSERT INTO herald_schema_version (version, script, applied_at) VALUES (?, ?, ?)")) {
+        ps.setInt(1, version);
+        ps.setString(2, script);
+        ps.setLong(3, clock.millis());
+        ps.executeUpdate();
+      }
+      c.commit();
+      current = version;
+    }
+  }
+
+  private void unlockQuietly(Connection c, Exception cause) {
+    try {
+      c.setAutoCommit(true);
+      dialect.unlockMigrations(c);
+    } catch (SQLException suppressed) {
+      cause.addSuppressed(suppressed); // a lost connection releases its locks anyway
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Exception cause) {
+    try {
+      c.rollback();
+    } catch (SQLException suppressed) {
+      cause.addSuppressed(suppressed);
     }
   }
 

@@ -1,0 +1,107 @@
+package dev.herald.store.jdbc;
+
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+
+/**
+ * MySQL 8 and MariaDB 10.6+ (InnoDB, utf8mb4). Ids are {@code BINARY(16)}: a UUIDv7's bytes in
+ * order, so the clustered primary key grows at its end like a sequence and every secondary index
+ * (which repeats the primary key) stays small; {@code CHAR(36)} would be more than twice as wide
+ * and only easier to read. Claims lock candidates with {@code SELECT ... FOR UPDATE SKIP LOCKED}
+ * under READ COMMITTED, then lease them with the version-checked batched update. A duplicate
+ * idempotency key fails only its own statement (InnoDB rolls back the statement, not the
+ * transaction), so the plain insert is kept and error 1062 read as "taken". Migrations run under
+ * {@code GET_LOCK}.
+ */
+public final class MySqlDialect implements Dialect {
+  /** The migration lock's name: GET_LOCK names are server-wide, so it names the database too (64 characters at most). */
+  private static final String MIGRATION_LOCK = "CONCAT('herald_migration.', LEFT(COALESCE(DATABASE(), ''), 40))";
+  private static final int ER_DUP_ENTRY = 1062;
+  private static final int ER_DUP_KEY = 1022;
+  private static final int ER_DUP_ENTRY_WITH_KEY_NAME = 1586;
+
+  private final boolean mariaDb;
+
+  public MySqlDialect(boolean mariaDb) {
+    this.mariaDb = mariaDb;
+  }
+
+  /** MariaDB rather than MySQL; both use the same SQL and migrations. */
+  public boolean isMariaDb() {
+    return mariaDb;
+  }
+
+  @Override
+  public String name() {
+    return "mysql";
+  }
+
+  @Override
+  public ClaimStrategy claimStrategy() {
+    return ClaimStrategy.LOCK_SKIP_LOCKED_THEN_UPDATE;
+  }
+
+  @Override
+  public boolean isDuplicateKey(SQLException e) {
+    int code = e.getErrorCode();
+    return code == ER_DUP_ENTRY || code == ER_DUP_KEY || code == ER_DUP_ENTRY_WITH_KEY_NAME
+        || "23000".equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains("Duplicate entry");
+  }
+
+  /**
+   * Walks the due-time index so that the scan stops after LIMIT rows: a full scan and sort would lock
+   * every due row, leaving other nodes nothing to skip to.
+   */
+  @Override
+  public String claimSelect(String columns, String filter) {
+    return "SELECT " + columns + " FROM herald_notice FORCE INDEX (herald_notice_due) WHERE " + filter
+        + " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
+  }
+
+  /** REPEATABLE READ would add gap locks to the claim's scan and hold up inserts of new notices. */
+  @Override
+  public int claimIsolation() {
+    return Connection.TRANSACTION_READ_COMMITTED;
+  }
+
+  @Override
+  public void setId(PreparedStatement ps, int index, UUID id) throws SQLException {
+    if (id == null) {
+      ps.setNull(index, java.sql.Types.BINARY);
+      return;
+    }
+    ps.setBytes(index, ByteBuffer.allocate(16).putLong(id.getMostSignificantBits())
+        .putLong(id.getLeastSignificantBits()).array());
+  }
+
+  @Override
+  public UUID getId(ResultSet rs, String column) throws SQLException {
+    byte[] b = rs.getBytes(column);
+    if (b == null) {
+      return null;
+    }
+    ByteBuffer buf = ByteBuffer.wrap(b);
+    return new UUID(buf.getLong(), buf.getLong());
+  }
+
+  @Override
+  public void lockMigrations(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(" + MIGRATION_LOCK + ", 300)");
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next() || rs.getInt(1) != 1) {
+        throw new SQLException("could not take the migration lock (GET_LOCK) within 300 s");
+      }
+    }
+  }
+
+  @Override
+  public void unlockMigrations(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(" + MIGRATION_LOCK + ")")) {
+      ps.executeQuery().close();
+    }
+  }
+}
