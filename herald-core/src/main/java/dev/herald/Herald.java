@@ -310,6 +310,11 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /** The names of the handlers registered so far (for integrations that check their bindings). */
+    public java.util.Set<String> handlerNames() {
+      return java.util.Set.copyOf(handlers.keySet());
+    }
+
     public Builder channel(Channel channel) {
       channels.add(channel);
       return this;

@@ -13,7 +13,6 @@ import dev.herald.NoticeQuery;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
-import dev.herald.StoreException;
 import dev.herald.spi.Change;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Claim;
@@ -55,6 +54,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DeliveryEngine implements NoticeOperations {
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
+  /** Longest wait between claims while the database fails (unless the poll interval is longer). */
+  private static final long MAX_POLL_BACKOFF_MS = 5_000;
 
   private enum State { NEW, RUNNING, STOPPING, STOPPED }
 
@@ -332,11 +333,12 @@ public final class DeliveryEngine implements NoticeOperations {
             wait = 0; // more may be due: claim again at once
           }
         }
-      } catch (StoreException e) {
+      } catch (RuntimeException e) { // a StoreException while the database is away; anything else must not end the loop either
         listeners.onEngineError("claim", e);
         log.warn("Herald node {}: claim failed, retrying in {} ms: {}", settings.nodeId(), backoff, e.getMessage());
         wait = backoff;
-        backoff = Math.min(backoff * 2, 30_000);
+        // Capped like the writer's retries, so that delivery resumes within seconds of the database's return.
+        backoff = Math.min(backoff * 2, Math.max(MAX_POLL_BACKOFF_MS, settings.pollInterval().toMillis()));
       }
       if (wait > 0) {
         synchronized (pollSignal) {
@@ -682,6 +684,7 @@ public final class DeliveryEngine implements NoticeOperations {
   /** See {@link dev.herald.Herald#outcomeOf}. */
   public CompletableFuture<Notice> outcomeOf(UUID id) {
     Waiter w = waiters.computeIfAbsent(id, k -> new Waiter(new CompletableFuture<>(), clock.millis()));
+    CompletableFuture<Notice> mine = w.future().copy(); // a caller cancelling its copy leaves the others be
     // The outcome may have been recorded before the waiter was registered.
     store.find(id).ifPresentOrElse(row -> {
       if (row.notice().attempts() > 0 || row.status().isFinished()) {
@@ -692,7 +695,7 @@ public final class DeliveryEngine implements NoticeOperations {
       waiters.remove(id, w);
       w.future().completeExceptionally(new NoticeNotFoundException(id));
     });
-    return w.future();
+    return mine;
   }
 
   /** See {@link dev.herald.Herald#deliverNow}; {@code enqueue} stores the notice in its own transaction. */
@@ -702,6 +705,15 @@ public final class DeliveryEngine implements NoticeOperations {
         ? null
         : definitions.find(request.definition()).orElse(null);
     boolean inline = def == null || circuits.allowInline(receiverOf(def));
+    if (!inline) {
+      // Do not call a receiver known to be failing: the deferred notice waits for the circuit's open period.
+      java.time.Instant reopens = circuits.openUntil(receiverOf(def));
+      java.time.Instant asked = request.fireAt() != null ? request.fireAt()
+          : clock.instant().plus(request.delay() != null ? request.delay() : Duration.ZERO);
+      if (reopens != null && reopens.isAfter(asked)) {
+        request = request.fireAt(reopens);
+      }
+    }
     Notice stored = enqueue.apply(request); // validates (and names bad fields) before anything else
     if (!inline) {
       return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,

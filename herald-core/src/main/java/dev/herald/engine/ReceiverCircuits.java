@@ -31,6 +31,11 @@ public final class ReceiverCircuits {
     return circuit(receiver).allow(clock.millis());
   }
 
+  /** When an open circuit starts letting calls through again; null if it is not open. */
+  public java.time.Instant openUntil(String receiver) {
+    return circuit(receiver).openUntil(clock.millis());
+  }
+
   public ReceiverState state(String receiver) {
     return circuit(receiver).state(clock.millis());
   }
@@ -68,6 +73,10 @@ public final class ReceiverCircuits {
         return ReceiverState.OPEN;
       }
       return stride > 1 ? ReceiverState.HALF_OPEN : ReceiverState.CLOSED;
+    }
+
+    synchronized java.time.Instant openUntil(long now) {
+      return now < openUntil ? java.time.Instant.ofEpochMilli(openUntil) : null;
     }
 
     synchronized boolean allow(long now) {

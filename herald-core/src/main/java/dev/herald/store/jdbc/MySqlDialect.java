@@ -12,10 +12,10 @@ import java.util.UUID;
  * order, so the clustered primary key grows at its end like a sequence and every secondary index
  * (which repeats the primary key) stays small; {@code CHAR(36)} would be more than twice as wide
  * and only easier to read. Claims lock candidates with {@code SELECT ... FOR UPDATE SKIP LOCKED}
- * under READ COMMITTED, then lease them with the version-checked batched update. A duplicate
- * idempotency key fails only its own statement (InnoDB rolls back the statement, not the
- * transaction), so the plain insert is kept and error 1062 read as "taken". Migrations run under
- * {@code GET_LOCK}.
+ * under READ COMMITTED, then lease them with the version-checked batched update. Idempotency keys
+ * go in with {@code INSERT IGNORE}: a taken key inserts nothing and raises no error (which the
+ * MariaDB driver would log as a warning every time). Every value fits its column by construction, so
+ * IGNORE cannot hide a truncation. Migrations run under {@code GET_LOCK}.
  */
 public final class MySqlDialect implements Dialect {
   /** The migration lock's name: GET_LOCK names are server-wide, so it names the database too (64 characters at most). */
@@ -45,6 +45,12 @@ public final class MySqlDialect implements Dialect {
     return ClaimStrategy.LOCK_SKIP_LOCKED_THEN_UPDATE;
   }
 
+  @Override
+  public String insertIdempotencyKey() {
+    return Dialect.super.insertIdempotencyKey().replaceFirst("^INSERT INTO", "INSERT IGNORE INTO");
+  }
+
+  /** Error 1062 and its kin (a duplicate fails only its statement in InnoDB, not the transaction). */
   @Override
   public boolean isDuplicateKey(SQLException e) {
     int code = e.getErrorCode();

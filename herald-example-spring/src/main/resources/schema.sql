@@ -1,0 +1,6 @@
+CREATE TABLE IF NOT EXISTS shop_order (
+  id BIGINT PRIMARY KEY,
+  customer VARCHAR(100) NOT NULL,
+  status VARCHAR(20) NOT NULL,
+  amount DECIMAL(12, 2)
+);

@@ -1,0 +1,355 @@
+package dev.herald.spring;
+
+import dev.herald.AlertPolicy;
+import dev.herald.Herald;
+import dev.herald.HeraldListener;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import dev.herald.spi.Channel;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.function.SingletonSupplier;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Configures Herald in a Spring Boot application: a {@link Herald} on the application's {@link
+ * DataSource} (or, without one, on embedded H2 files), started and stopped with the context by
+ * {@link HeraldLifecycle}; a {@link NoticePublisher} that joins Spring transactions; handler beans
+ * ({@link NoticeHandlerMethod}, {@link HeraldHandler}); definitions from {@code herald.definitions.*}
+ * and {@link NoticeDefinition} beans; {@link Channel}, {@link HeraldListener} and {@link
+ * HeraldCustomizer} beans; a health indicator when Spring Boot's health support is present. Every
+ * bean backs off when the application defines its own.
+ */
+@AutoConfiguration(afterName = {
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+    "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration"})
+@ConditionalOnClass(Herald.class)
+@ConditionalOnBooleanProperty(name = "herald.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(HeraldProperties.class)
+public class HeraldAutoConfiguration {
+
+  /**
+   * The engine, built but not started ({@link HeraldLifecycle} starts it once the context is
+   * refreshed). Not closed by the bean factory: the lifecycle closes it.
+   */
+  @Bean(destroyMethod = "")
+  @ConditionalOnMissingBean
+  public Herald herald(HeraldProperties properties, ObjectProvider<DataSource> dataSource,
+      ObjectProvider<HeraldListener> listeners, ObjectProvider<HeraldCustomizer> customizers,
+      ObjectProvider<JsonMapper> jsonMapper, ConfigurableListableBeanFactory beanFactory) {
+    return new HeraldFactory(properties, beanFactory, jsonMapperSupplier(jsonMapper))
+        .build(dataSource.getIfAvailable(), listeners.orderedStream().toList(), customizers.orderedStream().toList());
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  public HeraldLifecycle heraldLifecycle(Herald herald) {
+    return new HeraldLifecycle(herald);
+  }
+
+  /** What application code injects; joins Spring transactions on the data source Herald uses. */
+  @Bean
+  @ConditionalOnMissingBean
+  public NoticePublisher noticePublisher(Herald herald, ObjectProvider<JsonMapper> jsonMapper) {
+    return new HeraldNoticePublisher(herald, herald.dataSource(), jsonMapperSupplier(jsonMapper));
+  }
+
+  private static Supplier<JsonMapper> jsonMapperSupplier(ObjectProvider<JsonMapper> jsonMapper) {
+    return SingletonSupplier.of(() -> jsonMapper.getIfUnique(JsonMapper::shared));
+  }
+
+  /** Herald's health, only when Spring Boot's health support is on the class path. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+  static class HeraldHealthConfiguration {
+    /** Nested, so that its health condition is only read when the health classes exist. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnEnabledHealthIndicator("herald")
+    static class Enabled {
+      @Bean
+      @ConditionalOnMissingBean(name = "heraldHealthIndicator")
+      HeraldHealthIndicator heraldHealthIndicator(Herald herald) {
+        return new HeraldHealthIndicator(herald);
+      }
+    }
+  }
+
+  /** Builds the Herald from properties and beans, and checks the handler wiring. */
+  static final class HeraldFactory {
+    private final HeraldProperties properties;
+    private final ConfigurableListableBeanFactory beanFactory;
+    private final Supplier<JsonMapper> jsonMapper;
+
+    HeraldFactory(HeraldProperties properties, ConfigurableListableBeanFactory beanFactory,
+        Supplier<JsonMapper> jsonMapper) {
+      this.properties = properties;
+      this.beanFactory = beanFactory;
+      this.jsonMapper = jsonMapper;
+    }
+
+    Herald build(DataSource dataSource, List<HeraldListener> listeners, List<HeraldCustomizer> customizers) {
+      Map<String, HandlerBeans.Found> handlers = HandlerBeans.scan(beanFactory, jsonMapper);
+      Map<String, Declared> declared = declaredDefinitions();
+      Map<String, Channel> channels = channelBeans();
+      checkChannels(declared, channels, !customizers.isEmpty());
+      if (properties.isVerifyHandlers()) {
+        checkHandlersExist(declared, handlers);
+      }
+
+      Herald.Builder b = Herald.builder();
+      if (dataSource != null) {
+        if (properties.getH2File() != null) {
+          throw new HeraldConfigurationException("herald.h2-file",
+              "is set, but the application has a DataSource, which Herald uses so that notices join its transactions",
+              "Remove herald.h2-file, or define your own Herald bean.");
+        }
+        b.dataSource(dataSource);
+      } else if (properties.getH2File() != null) {
+        b.h2File(properties.getH2File());
+      }
+      applySettings(b);
+      declared.values().forEach(d -> b.define(d.definition()));
+      handlers.values().forEach(h -> b.handler(h.name(), h.handler()));
+      channels.values().forEach(b::channel);
+      listeners.forEach(b::listener);
+      for (HeraldCustomizer c : customizers) {
+        try {
+          c.customize(b);
+        } catch (InvalidInputException e) {
+          throw new HeraldConfigurationException("HeraldCustomizer " + c.getClass().getName(), e.getMessage(),
+              "Fix the customizer; handlers and definitions it adds must not clash with handler beans and properties.", e);
+        }
+      }
+
+      Herald herald;
+      try {
+        herald = b.build();
+      } catch (InvalidInputException e) {
+        throw settingFailure(e);
+      }
+      try {
+        checkHandlersTargeted(herald, handlers);
+      } catch (RuntimeException e) {
+        herald.close();
+        throw e;
+      }
+      return herald;
+    }
+
+    // ------------------------------------------------------------------ settings
+
+    private void applySettings(Herald.Builder b) {
+      HeraldProperties p = properties;
+      set(p.getNodeId(), b::nodeId);
+      set(p.getPollInterval(), b::pollInterval);
+      set(p.getLookAhead(), b::lookAhead);
+      set(p.getLease(), b::lease);
+      set(p.getClaimBatch(), b::claimBatch);
+      set(p.getMaxHeld(), b::maxHeld);
+      set(p.getMaxConcurrentDeliveries(), b::maxConcurrentDeliveries);
+      set(p.getDeliveryTimeout(), b::deliveryTimeout);
+      set(p.getWriteBatch(), b::writeBatch);
+      set(p.getShutdownTimeout(), b::shutdownTimeout);
+      set(p.getHistoryRetention(), b::historyRetention);
+      set(p.getHousekeepingInterval(), b::housekeepingInterval);
+      set(p.getMaxPayloadBytes(), b::maxPayloadBytes);
+      set(p.getCircuitFailureThreshold(), b::circuitFailureThreshold);
+      set(p.getCircuitOpenFor(), b::circuitOpenFor);
+      set(p.getOnlyDefinitions(), b::onlyDefinitions);
+      set(p.getOnlyShards(), b::onlyShards);
+      set(p.getMaxBacklog(), b::maxBacklog);
+    }
+
+    private static <T> void set(T value, Consumer<T> setter) {
+      if (value != null) {
+        setter.accept(value);
+      }
+    }
+
+    /** The engine settings' field names, as the core names them in its complaints. */
+    private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "lease", "claimBatch",
+        "maxHeld", "maxConcurrentDeliveries", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
+        "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "definitions",
+        "shards", "maxBacklog");
+
+    /** A core complaint at build time: about an engine setting (named as its property), or anything else. */
+    private static HeraldConfigurationException settingFailure(InvalidInputException e) {
+      if (!SETTINGS.contains(e.field())) {
+        return new HeraldConfigurationException("Herald's configuration (properties, beans and HeraldCustomizers)",
+            e.getMessage(), "Check the definitions, channels, handlers and HeraldCustomizer beans.", e);
+      }
+      String field = switch (e.field()) {
+        case "definitions" -> "onlyDefinitions";
+        case "shards" -> "onlyShards";
+        default -> e.field();
+      };
+      String property = "herald." + kebab(field);
+      return new HeraldConfigurationException(property, e.reason(),
+          "Fix " + property + " (or the HeraldCustomizer that sets it).", e);
+    }
+
+    static String kebab(String camel) {
+      StringBuilder out = new StringBuilder();
+      for (char c : camel.toCharArray()) {
+        if (Character.isUpperCase(c)) {
+          out.append('-').append(Character.toLowerCase(c));
+        } else {
+          out.append(c);
+        }
+      }
+      return out.toString();
+    }
+
+    // ------------------------------------------------------------------ definitions
+
+    /** A definition and where it was declared (a property prefix or a bean). */
+    record Declared(NoticeDefinition definition, String origin) {}
+
+    private Map<String, Declared> declaredDefinitions() {
+      Map<String, Declared> out = new LinkedHashMap<>();
+      properties.getDefinitions().forEach((name, d) -> {
+        Declared decl = new Declared(fromProperties(name, d), "herald.definitions." + name);
+        out.put(decl.definition().name(), decl);
+      });
+      beanFactory.getBeansOfType(NoticeDefinition.class).forEach((beanName, d) -> {
+        Declared before = out.putIfAbsent(d.name(), new Declared(d, "NoticeDefinition bean '" + beanName + "'"));
+        if (before != null) {
+          throw new HeraldConfigurationException("NoticeDefinition bean '" + beanName + "'",
+              "definition '" + d.name() + "' is also declared by " + before.origin(),
+              "Declare each definition once: in properties or as a bean.");
+        }
+      });
+      return out;
+    }
+
+    static NoticeDefinition fromProperties(String name, HeraldProperties.Definition d) {
+      String prefix = "herald.definitions." + name;
+      try {
+        NoticeDefinition.Builder b = NoticeDefinition.builder(name);
+        if (d.getHandler() != null) {
+          if (d.getChannel() != null || d.getTarget() != null) {
+            throw new HeraldConfigurationException(prefix + ".handler",
+                "give either handler or channel and target, not both",
+                "Use handler for an in-process handler bean, or channel and target for another channel.");
+          }
+          b.handler(d.getHandler());
+        } else if (d.getTarget() != null) {
+          b.channel(d.getChannel() != null ? d.getChannel() : NoticeDefinition.LOCAL_CHANNEL, d.getTarget());
+        } else {
+          throw new HeraldConfigurationException(prefix, "says nowhere to deliver",
+              "Set " + prefix + ".handler to a handler bean's name, or " + prefix + ".channel and "
+                  + prefix + ".target.");
+        }
+        set(d.getRetry(), b::retry);
+        set(d.getMaxAttempts(), b::maxAttempts);
+        set(d.getMaxInterval(), b::maxInterval);
+        if (d.getAlert() != null) {
+          b.alert(AlertPolicy.parse(d.getAlert()));
+        }
+        set(d.getConfirmRequired(), b::confirmRequired);
+        set(d.getConfirmTimeout(), b::confirmTimeout);
+        set(d.getDescription(), b::description);
+        d.getOptions().forEach(b::option);
+        return b.build();
+      } catch (InvalidInputException e) {
+        String property = prefix + propertyOf(e.field(), d);
+        throw new HeraldConfigurationException(property, e.reason(), "Fix " + property + ".", e);
+      }
+    }
+
+    /** The definition property behind a core field name such as {@code retrySchedule.factor}. */
+    private static String propertyOf(String field, HeraldProperties.Definition d) {
+      String head = field.contains(".") ? field.substring(0, field.indexOf('.')) : field;
+      return switch (head) {
+        case "name" -> "";
+        case "retrySchedule" -> ".retry";
+        case "alertPolicy" -> ".alert";
+        case "options" -> field.contains(".") ? ".options[" + field.substring(field.indexOf('.') + 1) + "]" : ".options";
+        case "target" -> d.getHandler() != null ? ".handler" : ".target";
+        default -> "." + kebab(head);
+      };
+    }
+
+    private Map<String, Channel> channelBeans() {
+      Map<String, Channel> out = new LinkedHashMap<>();
+      beanFactory.getBeansOfType(Channel.class).forEach((beanName, c) -> out.put(beanName, c));
+      return out;
+    }
+
+    private static void checkChannels(Map<String, Declared> declared, Map<String, Channel> channels,
+        boolean customized) {
+      if (customized) {
+        return; // a customizer may add channels; the core checks every definition when saving it
+      }
+      Set<String> names = new LinkedHashSet<>();
+      names.add(NoticeDefinition.LOCAL_CHANNEL);
+      channels.values().forEach(c -> names.add(c.name()));
+      for (Declared d : declared.values()) {
+        if (!names.contains(d.definition().channel())) {
+          throw new HeraldConfigurationException(originOf(d, ".channel"),
+              "no channel named '" + d.definition().channel() + "'; channels here: " + names,
+              "Define a bean implementing dev.herald.spi.Channel named '" + d.definition().channel()
+                  + "', or pick one of " + names + ".");
+        }
+      }
+    }
+
+    private static String originOf(Declared d, String property) {
+      return d.origin().startsWith("herald.") ? d.origin() + property : d.origin();
+    }
+
+    // ------------------------------------------------------------------ handler wiring
+
+    private static void checkHandlersExist(Map<String, Declared> declared, Map<String, HandlerBeans.Found> handlers) {
+      for (Declared d : declared.values()) {
+        NoticeDefinition def = d.definition();
+        if (def.channel().equals(NoticeDefinition.LOCAL_CHANNEL) && !handlers.containsKey(def.target())) {
+          String source = d.origin().startsWith("herald.") ? d.origin() + ".handler" : d.origin();
+          throw new HeraldConfigurationException(source,
+              "definition '" + def.name() + "' is delivered by handler '" + def.target()
+                  + "', but no bean provides it; handlers here: " + handlers.keySet(),
+              "Annotate a bean method with @NoticeHandlerMethod(\"" + def.target() + "\") or a NoticeHandler bean with"
+                  + " @HeraldHandler(\"" + def.target() + "\"). If a HeraldCustomizer registers it, set"
+                  + " herald.verify-handlers=false.");
+        }
+      }
+    }
+
+    private static void checkHandlersTargeted(Herald herald, Map<String, HandlerBeans.Found> handlers) {
+      Set<String> targeted = new LinkedHashSet<>();
+      List<String> definitions = new ArrayList<>();
+      for (NoticeDefinition d : herald.definitions().list()) {
+        definitions.add(d.name());
+        if (d.channel().equals(NoticeDefinition.LOCAL_CHANNEL)) {
+          targeted.add(d.target());
+        }
+      }
+      for (HandlerBeans.Found h : handlers.values()) {
+        if (!targeted.contains(h.name())) {
+          throw new HeraldConfigurationException(h.origin(),
+              "handler '" + h.name() + "' is not the target of any definition (definitions: " + definitions + ")",
+              "Declare a definition for it, e.g. herald.definitions.<name>.handler=" + h.name()
+                  + ", or fix the handler's name.");
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,420 @@
+package dev.herald.spring;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Herald's settings under {@code herald.*}. Every engine setting of {@link dev.herald.Herald.Builder}
+ * has a property; a property left unset keeps the core's default (named in each description), so
+ * the core stays the one source of defaults. Durations take Spring's forms: {@code 500ms}, {@code
+ * 5s}, {@code 10m}, {@code PT5S}.
+ *
+ * <pre>
+ * herald:
+ *   poll-interval: 1s
+ *   definitions:
+ *     order-paid:
+ *       handler: notify-merchant
+ *       retry: 5s, 5m, 1h
+ *       max-attempts: 10
+ * </pre>
+ */
+@ConfigurationProperties("herald")
+public class HeraldProperties {
+
+  /** Whether to configure Herald at all. */
+  private boolean enabled = true;
+
+  /**
+   * This node's name in leases; unique per running instance. A node restarted with the same id takes
+   * its old leases back at once. Default: host name and process id ("embedded" on Herald's own H2 files).
+   */
+  private String nodeId;
+
+  /** How often to look for due notices this node was not told about. Default: 1s. */
+  private Duration pollInterval;
+
+  /** Claim notices due this far ahead and fire them from memory on time. Default: 5s. */
+  private Duration lookAhead;
+
+  /** How long a claim holds; at least twice the look-ahead. Default: 30s. */
+  private Duration lease;
+
+  /** Most notices per claim query. Default: 500. */
+  private Integer claimBatch;
+
+  /** Most notices held in memory at once (flow control). Default: 10000. */
+  private Integer maxHeld;
+
+  /** Most delivery attempts running at once. Default: 64. */
+  private Integer maxConcurrentDeliveries;
+
+  /** An attempt still running after this counts as failed. Default: 5m. */
+  private Duration deliveryTimeout;
+
+  /** Most outcomes recorded per database transaction (group commit). Default: 1000. */
+  private Integer writeBatch;
+
+  /**
+   * How long stopping waits for running attempts. Keep it within Spring's
+   * spring.lifecycle.timeout-per-shutdown-phase. Default: 30s.
+   */
+  private Duration shutdownTimeout;
+
+  /** Finished notices older than this are purged from history. Default: 30d. */
+  private Duration historyRetention;
+
+  /** How often history is purged and definitions are reloaded. Default: 10m. */
+  private Duration housekeepingInterval;
+
+  /** Largest payload accepted, in UTF-8 bytes. Default: 1048576 (1 MiB). */
+  private Integer maxPayloadBytes;
+
+  /**
+   * Sync-first delivery: consecutive failed attempts after which a receiver's circuit opens and
+   * publishAndDeliver defers at once. Default: 5.
+   */
+  private Integer circuitFailureThreshold;
+
+  /** Sync-first delivery: how long an open circuit defers before probing again. Default: 30s. */
+  private Duration circuitOpenFor;
+
+  /** Node affinity: this node delivers only these definitions (others are left to other nodes). Default: all. */
+  private Set<String> onlyDefinitions;
+
+  /** Node affinity: this node delivers only notices in these shards. Default: all. */
+  private Set<Integer> onlyShards;
+
+  /**
+   * Flow control: publishing is refused (BackPressureException) while more than this many notices are
+   * due and undelivered; 0 for no limit. Default: 0.
+   */
+  private Integer maxBacklog;
+
+  /**
+   * Embedded H2 database files (path without extension), used only when the application has no
+   * DataSource bean. Default: data/herald.
+   */
+  private Path h2File;
+
+  /**
+   * Whether start-up fails when a definition declared here or as a NoticeDefinition bean targets a
+   * local handler that no bean provides. Turn off only if handlers are registered through a
+   * HeraldCustomizer.
+   */
+  private boolean verifyHandlers = true;
+
+  /**
+   * Definitions saved at start-up, by name. Each entry takes handler (or channel and target), retry,
+   * max-attempts, max-interval, alert, confirm-required, confirm-timeout and description. A name with
+   * dots needs brackets in properties files: herald.definitions[order.paid].handler.
+   */
+  private Map<String, Definition> definitions = new LinkedHashMap<>();
+
+  /** One definition: where its notices go and how they are retried, alerted and confirmed. */
+  public static class Definition {
+    /** The in-process handler (a bean) that delivers it; short for channel=local, target=handler. */
+    private String handler;
+
+    /** The channel that delivers it, e.g. local or http; give target too. Default: local. */
+    private String channel;
+
+    /** Where the channel sends it: for local, the handler's name; for http, the URL. */
+    private String target;
+
+    /**
+     * Retry schedule: a fixed delay (5m), a list (5s, 5m, 1h, 1d), per attempt (1:0s, 2:1m) or
+     * exponential(base=1s, factor=2, cap=1h, jitter=0.2). Default: 10s, 1m, 5m, 30m, 1h.
+     */
+    private String retry;
+
+    /** Attempts before the notice goes DEAD; -1 for unlimited. Default: 10. */
+    private Integer maxAttempts;
+
+    /** Cap on any wait between attempts. Default: none. */
+    private Duration maxInterval;
+
+    /** When failures raise alerts: final-failure, every-failure, never or after:N. Default: final-failure. */
+    private String alert;
+
+    /** Whether a delivery counts only once the receiver confirms it. Default: false. */
+    private Boolean confirmRequired;
+
+    /** How long to wait for a confirmation before delivering again. Default: 10m. */
+    private Duration confirmTimeout;
+
+    /** What this kind of notice is for. */
+    private String description;
+
+    /** Channel settings, e.g. timeout or expected-body for http. */
+    private Map<String, String> options = new LinkedHashMap<>();
+
+    public Map<String, String> getOptions() {
+      return options;
+    }
+
+    public void setOptions(Map<String, String> options) {
+      this.options = options;
+    }
+
+    public String getHandler() {
+      return handler;
+    }
+
+    public void setHandler(String handler) {
+      this.handler = handler;
+    }
+
+    public String getChannel() {
+      return channel;
+    }
+
+    public void setChannel(String channel) {
+      this.channel = channel;
+    }
+
+    public String getTarget() {
+      return target;
+    }
+
+    public void setTarget(String target) {
+      this.target = target;
+    }
+
+    public String getRetry() {
+      return retry;
+    }
+
+    public void setRetry(String retry) {
+      this.retry = retry;
+    }
+
+    public Integer getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    public void setMaxAttempts(Integer maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    public Duration getMaxInterval() {
+      return maxInterval;
+    }
+
+    public void setMaxInterval(Duration maxInterval) {
+      this.maxInterval = maxInterval;
+    }
+
+    public String getAlert() {
+      return alert;
+    }
+
+    public void setAlert(String alert) {
+      this.alert = alert;
+    }
+
+    public Boolean getConfirmRequired() {
+      return confirmRequired;
+    }
+
+    public void setConfirmRequired(Boolean confirmRequired) {
+      this.confirmRequired = confirmRequired;
+    }
+
+    public Duration getConfirmTimeout() {
+      return confirmTimeout;
+    }
+
+    public void setConfirmTimeout(Duration confirmTimeout) {
+      this.confirmTimeout = confirmTimeout;
+    }
+
+    public String getDescription() {
+      return description;
+    }
+
+    public void setDescription(String description) {
+      this.description = description;
+    }
+  }
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public String getNodeId() {
+    return nodeId;
+  }
+
+  public void setNodeId(String nodeId) {
+    this.nodeId = nodeId;
+  }
+
+  public Duration getPollInterval() {
+    return pollInterval;
+  }
+
+  public void setPollInterval(Duration pollInterval) {
+    this.pollInterval = pollInterval;
+  }
+
+  public Duration getLookAhead() {
+    return lookAhead;
+  }
+
+  public void setLookAhead(Duration lookAhead) {
+    this.lookAhead = lookAhead;
+  }
+
+  public Duration getLease() {
+    return lease;
+  }
+
+  public void setLease(Duration lease) {
+    this.lease = lease;
+  }
+
+  public Integer getClaimBatch() {
+    return claimBatch;
+  }
+
+  public void setClaimBatch(Integer claimBatch) {
+    this.claimBatch = claimBatch;
+  }
+
+  public Integer getMaxHeld() {
+    return maxHeld;
+  }
+
+  public void setMaxHeld(Integer maxHeld) {
+    this.maxHeld = maxHeld;
+  }
+
+  public Integer getMaxConcurrentDeliveries() {
+    return maxConcurrentDeliveries;
+  }
+
+  public void setMaxConcurrentDeliveries(Integer maxConcurrentDeliveries) {
+    this.maxConcurrentDeliveries = maxConcurrentDeliveries;
+  }
+
+  public Duration getDeliveryTimeout() {
+    return deliveryTimeout;
+  }
+
+  public void setDeliveryTimeout(Duration deliveryTimeout) {
+    this.deliveryTimeout = deliveryTimeout;
+  }
+
+  public Integer getWriteBatch() {
+    return writeBatch;
+  }
+
+  public void setWriteBatch(Integer writeBatch) {
+    this.writeBatch = writeBatch;
+  }
+
+  public Duration getShutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  public void setShutdownTimeout(Duration shutdownTimeout) {
+    this.shutdownTimeout = shutdownTimeout;
+  }
+
+  public Duration getHistoryRetention() {
+    return historyRetention;
+  }
+
+  public void setHistoryRetention(Duration historyRetention) {
+    this.historyRetention = historyRetention;
+  }
+
+  public Duration getHousekeepingInterval() {
+    return housekeepingInterval;
+  }
+
+  public void setHousekeepingInterval(Duration housekeepingInterval) {
+    this.housekeepingInterval = housekeepingInterval;
+  }
+
+  public Integer getMaxPayloadBytes() {
+    return maxPayloadBytes;
+  }
+
+  public void setMaxPayloadBytes(Integer maxPayloadBytes) {
+    this.maxPayloadBytes = maxPayloadBytes;
+  }
+
+  public Integer getCircuitFailureThreshold() {
+    return circuitFailureThreshold;
+  }
+
+  public void setCircuitFailureThreshold(Integer circuitFailureThreshold) {
+    this.circuitFailureThreshold = circuitFailureThreshold;
+  }
+
+  public Duration getCircuitOpenFor() {
+    return circuitOpenFor;
+  }
+
+  public void setCircuitOpenFor(Duration circuitOpenFor) {
+    this.circuitOpenFor = circuitOpenFor;
+  }
+
+  public Set<String> getOnlyDefinitions() {
+    return onlyDefinitions;
+  }
+
+  public void setOnlyDefinitions(Set<String> onlyDefinitions) {
+    this.onlyDefinitions = onlyDefinitions;
+  }
+
+  public Set<Integer> getOnlyShards() {
+    return onlyShards;
+  }
+
+  public void setOnlyShards(Set<Integer> onlyShards) {
+    this.onlyShards = onlyShards;
+  }
+
+  public Integer getMaxBacklog() {
+    return maxBacklog;
+  }
+
+  public void setMaxBacklog(Integer maxBacklog) {
+    this.maxBacklog = maxBacklog;
+  }
+
+  public Path getH2File() {
+    return h2File;
+  }
+
+  public void setH2File(Path h2File) {
+    this.h2File = h2File;
+  }
+
+  public boolean isVerifyHandlers() {
+    return verifyHandlers;
+  }
+
+  public void setVerifyHandlers(boolean verifyHandlers) {
+    this.verifyHandlers = verifyHandlers;
+  }
+
+  public Map<String, Definition> getDefinitions() {
+    return definitions;
+  }
+
+  public void setDefinitions(Map<String, Definition> definitions) {
+    this.definitions = definitions;
+  }
+}
