@@ -28,7 +28,7 @@ final class ChannelRegistry {
     if (c == null) {
       throw new InvalidInputException("channel", "no channel named '" + d.channel() + "' on this node; known: " + byName.keySet());
     }
-    c.validateTarget(d.target());
+    c.validate(d);
   }
 
   void validateTarget(String channel, String target) {

@@ -25,6 +25,15 @@ public interface Channel extends AutoCloseable {
    */
   default void validateTarget(String target) {}
 
+  /**
+   * Checks, when a definition is saved, its target and the channel options it sets.
+   *
+   * @throws dev.herald.InvalidInputException naming the bad field ({@code target}, {@code options.<key>})
+   */
+  default void validate(dev.herald.NoticeDefinition definition) {
+    validateTarget(definition.target());
+  }
+
   @Override
   default void close() {}
 }
