@@ -1,0 +1,152 @@
+package dev.herald.channel.http;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One endpoint's isolation: a count of requests in flight checked against a limit (never a queue:
+ * a busy endpoint defers), and a circuit breaker. Thread-safe.
+ */
+final class EndpointState {
+  /** How an attempt counts for the circuit. */
+  enum Verdict {
+    /** The endpoint answered (2xx, 3xx, most 4xx): healthy, whatever the notice's outcome. */
+    RESPONDED,
+    /** Timeout, connection error, 5xx, 408, 429. */
+    FAILED,
+    /** Nothing learnt about the endpoint (refused by the SSRF guard, bad options, an internal error). */
+    NEUTRAL
+  }
+
+  /** The circuit's answer to a delivery: go, go as the probe, or defer. */
+  record Admission(boolean allowed, boolean probe, Duration deferFor, String reason) {
+    static final Admission GO = new Admission(true, false, null, null);
+    static final Admission PROBE = new Admission(true, true, null, null);
+  }
+
+  private final Endpoint endpoint;
+  private final CircuitSettings settings;
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  // guarded by this
+  private EndpointStatus.Circuit circuit = EndpointStatus.Circuit.CLOSED;
+  private long openUntil;
+  private boolean probing;
+  private int consecutiveFailures;
+  private long windowStart;
+  private int windowCalls;
+  private int windowFailures;
+  private String lastFailure;
+  private String openReason;
+
+  EndpointState(Endpoint endpoint, CircuitSettings settings) {
+    this.endpoint = endpoint;
+    this.settings = settings;
+  }
+
+  Endpoint endpoint() {
+    return endpoint;
+  }
+
+  /** Takes a request slot if fewer than {@code limit} are in flight. */
+  boolean tryAcquire(int limit) {
+    while (true) {
+      int n = inFlight.get();
+      if (n >= limit) {
+        return false;
+      }
+      if (inFlight.compareAndSet(n, n + 1)) {
+        return true;
+      }
+    }
+  }
+
+  void release() {
+    inFlight.decrementAndGet();
+  }
+
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  synchronized Admission admit(long now) {
+    if (circuit == EndpointStatus.Circuit.OPEN) {
+      if (now < openUntil) {
+        return new Admission(false, false, Duration.ofMillis(openUntil - now),
+            "circuit open for " + endpoint + " until " + Instant.ofEpochMilli(openUntil) + " (" + openReason + ")");
+      }
+      circuit = EndpointStatus.Circuit.HALF_OPEN;
+    }
+    if (circuit == EndpointStatus.Circuit.HALF_OPEN) {
+      if (probing) {
+        return new Admission(false, false, settings.probeWait(),
+            "circuit half-open for " + endpoint + ": waiting for the probe's answer");
+      }
+      probing = true;
+      return Admission.PROBE;
+    }
+    return Admission.GO;
+  }
+
+  /**
+   * Feeds an attempt's verdict.
+   *
+   * @param probe whether this attempt was admitted as the half-open probe
+   * @param pause a pause the endpoint asked for (Retry-After on 429/503); null if none
+   * @param failure what went wrong, for the status; null unless FAILED
+   */
+  synchronized void record(Verdict verdict, boolean probe, long now, Duration pause, String failure) {
+    if (probe) {
+      probing = false;
+    }
+    if (verdict == Verdict.NEUTRAL) {
+      return;
+    }
+    if (now - windowStart >= settings.window().toMillis()) {
+      windowStart = now;
+      windowCalls = 0;
+      windowFailures = 0;
+    }
+    windowCalls++;
+    if (verdict == Verdict.RESPONDED) {
+      consecutiveFailures = 0;
+      if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
+        circuit = EndpointStatus.Circuit.CLOSED;
+        windowStart = now;
+        windowCalls = 0;
+        windowFailures = 0;
+      }
+      return;
+    }
+    consecutiveFailures++;
+    windowFailures++;
+    lastFailure = failure;
+    if (pause != null && !pause.isZero()) {
+      open(now, pause.toMillis(), "asked to wait: " + failure);
+    } else if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
+      open(now, settings.openFor().toMillis(), "probe failed: " + failure);
+    } else if (circuit == EndpointStatus.Circuit.CLOSED) {
+      if (consecutiveFailures >= settings.failureThreshold()) {
+        open(now, settings.openFor().toMillis(), consecutiveFailures + " consecutive failures, last: " + failure);
+      } else if (windowCalls >= settings.minimumCalls()
+          && windowFailures >= settings.failureRate() * windowCalls) {
+        open(now, settings.openFor().toMillis(),
+            windowFailures + " of " + windowCalls + " calls failed, last: " + failure);
+      }
+    }
+  }
+
+  private void open(long now, long millis, String reason) {
+    openUntil = Math.max(circuit == EndpointStatus.Circuit.OPEN ? openUntil : 0, now + millis);
+    circuit = EndpointStatus.Circuit.OPEN;
+    openReason = reason;
+  }
+
+  synchronized EndpointStatus status(long now) {
+    EndpointStatus.Circuit c = circuit == EndpointStatus.Circuit.OPEN && now >= openUntil
+        ? EndpointStatus.Circuit.HALF_OPEN : circuit;
+    return new EndpointStatus(endpoint.toString(), c, inFlight.get(), consecutiveFailures,
+        c == EndpointStatus.Circuit.OPEN ? Instant.ofEpochMilli(openUntil) : null, lastFailure);
+  }
+}

@@ -1,0 +1,62 @@
+package dev.herald.channel.http;
+
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import dev.herald.schedule.DurationText;
+import java.time.Duration;
+
+/**
+ * A definition's HTTP options, read and checked.
+ *
+ * @param timeout option {@code timeout}: the whole exchange, request to last body byte
+ * @param expectedBody option {@code expected-body}, trimmed; null to accept any 2xx body
+ * @param signer option {@code secrets}
+ * @param maxRetryAfter option {@code max-retry-after}: cap on a receiver's Retry-After
+ * @param maxConcurrency option {@code max-concurrency}: requests in flight to the endpoint
+ */
+record HttpOptions(Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency) {
+  static final String TIMEOUT = "timeout";
+  static final String EXPECTED_BODY = "expected-body";
+  static final String SECRETS = "secrets";
+  static final String MAX_RETRY_AFTER = "max-retry-after";
+  static final String MAX_CONCURRENCY = "max-concurrency";
+
+  static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
+
+  /** @throws InvalidInputException naming {@code options.<key>} */
+  static HttpOptions of(NoticeDefinition d, Duration defaultTimeout, int defaultConcurrency) {
+    Duration timeout = defaultTimeout;
+    String t = d.option(TIMEOUT, null);
+    if (t != null) {
+      timeout = DurationText.parse(t, "options." + TIMEOUT);
+      if (timeout.isZero()) {
+        throw new InvalidInputException("options." + TIMEOUT, "must be positive, was " + t.strip());
+      }
+    }
+    String expected = d.option(EXPECTED_BODY, null);
+    if (expected != null) {
+      expected = expected.strip();
+      if (expected.isEmpty()) {
+        throw new InvalidInputException("options." + EXPECTED_BODY, "must not be blank (leave it out to accept any body)");
+      }
+    }
+    Duration cap = DEFAULT_MAX_RETRY_AFTER;
+    String c = d.option(MAX_RETRY_AFTER, null);
+    if (c != null) {
+      cap = DurationText.parse(c, "options." + MAX_RETRY_AFTER);
+    }
+    int concurrency = defaultConcurrency;
+    String m = d.option(MAX_CONCURRENCY, null);
+    if (m != null) {
+      try {
+        concurrency = Integer.parseInt(m.strip());
+      } catch (NumberFormatException e) {
+        concurrency = -1;
+      }
+      if (concurrency < 1 || concurrency > 10_000) {
+        throw new InvalidInputException("options." + MAX_CONCURRENCY, "must be a whole number from 1 to 10000, was '" + m + "'");
+      }
+    }
+    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency);
+  }
+}

@@ -1,0 +1,59 @@
+package dev.herald.channel.http;
+
+import dev.herald.InvalidInputException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+
+/**
+ * A webhook URL, checked for syntax: absolute {@code http} or {@code https}, with a host, without
+ * user info or fragment.
+ *
+ * @param uri the URL as given
+ * @param endpoint its origin, the unit of isolation
+ * @param host the host to resolve: lower case, IPv6 literals without brackets
+ */
+record Target(URI uri, Endpoint endpoint, String host) {
+
+  /** @throws InvalidInputException naming {@code target} */
+  static Target parse(String text) {
+    if (text == null || text.isBlank()) {
+      throw new InvalidInputException("target", "must be an absolute http or https URL, was blank");
+    }
+    URI uri;
+    try {
+      uri = new URI(text.strip());
+    } catch (URISyntaxException e) {
+      throw new InvalidInputException("target", "'" + text + "' is not a URL: " + e.getReason()
+          + (e.getIndex() >= 0 ? " at index " + e.getIndex() : ""));
+    }
+    String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (scheme == null || !uri.isAbsolute()) {
+      throw new InvalidInputException("target", "'" + text + "' must be an absolute http or https URL");
+    }
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      throw new InvalidInputException("target", "'" + text + "' must use http or https, not " + scheme);
+    }
+    if (uri.getRawUserInfo() != null) {
+      throw new InvalidInputException("target",
+          "must not contain user info (user:password@); put credentials in a header or the payload, not the URL");
+    }
+    if (uri.getHost() == null) {
+      throw new InvalidInputException("target", "'" + text + "' has no valid host"
+          + (uri.getRawAuthority() != null && uri.getRawAuthority().contains("_") ? " (host names may not contain '_')" : ""));
+    }
+    if (uri.getRawFragment() != null) {
+      throw new InvalidInputException("target", "'" + text + "' must not have a fragment (#...): it is never sent");
+    }
+    String host = uri.getHost().toLowerCase(Locale.ROOT);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
+    return new Target(uri, new Endpoint(scheme, host, port), host);
+  }
+
+  boolean isHttps() {
+    return endpoint.scheme().equals("https");
+  }
+}
