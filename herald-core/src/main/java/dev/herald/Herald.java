@@ -86,7 +86,7 @@ public final class Herald implements AutoCloseable {
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
   public NoticeOperations operations() {
-    return engine;
+    return engine.operations();
   }
 
   public DataSource dataSource() {
@@ -490,6 +490,16 @@ public final class Herald implements AutoCloseable {
       config.setMaximumPoolSize(16);
       config.setConnectionTimeout(5_000);
       config.setValidationTimeout(2_000);
+      // After a network cut a socket may wait forever for an answer that is not coming (the drivers'
+      // default), holding up the loop that sent the query; a socket timeout makes it an error that
+      // the loops retry. One minute leaves room for long business queries; tune it with pool(...).
+      if (!jdbcUrl.contains("socketTimeout")) {
+        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+          config.addDataSourceProperty("socketTimeout", "60"); // seconds
+        } else if (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:")) {
+          config.addDataSourceProperty("socketTimeout", "60000"); // milliseconds
+        }
+      }
       poolTuning.accept(config);
       try {
         return new com.zaxxer.hikari.HikariDataSource(config);

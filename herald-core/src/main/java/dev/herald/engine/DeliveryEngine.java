@@ -3,16 +3,11 @@ package dev.herald.engine;
 import dev.herald.DeliveryResult;
 import dev.herald.HeraldException;
 import dev.herald.HeraldListener;
-import dev.herald.IllegalTransitionException;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
-import dev.herald.NoticeDetail;
-import dev.herald.NoticeNotFoundException;
 import dev.herald.NoticeOperations;
-import dev.herald.NoticeQuery;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
-import dev.herald.Page;
 import dev.herald.spi.Change;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Claim;
@@ -52,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * holds. Notices enqueued through this engine are leased at insert and go to the timer right after
  * commit, without waiting for a poll. Memory is bounded by {@link EngineSettings#maxHeld()}.
  */
-public final class DeliveryEngine implements NoticeOperations {
+public final class DeliveryEngine {
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
   /** Longest wait between claims while the database fails (unless the poll interval is longer). */
   private static final long MAX_POLL_BACKOFF_MS = 5_000;
@@ -80,7 +75,9 @@ public final class DeliveryEngine implements NoticeOperations {
   private final Semaphore deliverySlots;
   private final OutcomeWriter writer;
   private final ReceiverCircuits circuits;
-  private final Map<UUID, Waiter> waiters = new ConcurrentHashMap<>();
+  private final OutcomeWaiters waiters;
+  private final SyncFirst syncFirst;
+  private final OperatorActions operations;
   private final Object pollSignal = new Object();
   private volatile boolean pollRequested;
   /** Notices due and undelivered, as last counted (only when {@link EngineSettings#maxBacklog()} is set). */
@@ -105,9 +102,28 @@ public final class DeliveryEngine implements NoticeOperations {
     this.deliverySlots = new Semaphore(settings.maxConcurrentDeliveries());
     this.writer = new OutcomeWriter(store, settings.writeBatch(), this::recorded, this.listeners);
     this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor());
-  }
+    this.waiters = new OutcomeWaiters(clock);
+    this.syncFirst = new SyncFirst(definitions, circuits, waiters, store, clock, this::isRunning);
+    this.operations = new OperatorActions(store, definitions, intake, clock, this.listeners,
+        new OperatorActions.HeldNotices() {
+          @Override
+          public boolean takeBack(NoticeRow row) {
+            return takeBackFromTimer(row);
+          }
 
-  private record Waiter(CompletableFuture<Notice> future, long sinceMillis) {}
+          @Override
+          public void wakePoller() {
+            if (isRunning()) {
+              requestPoll();
+            }
+          }
+
+          @Override
+          public boolean running() {
+            return isRunning();
+          }
+        });
+  }
 
   public DefinitionCache definitions() {
     return definitions;
@@ -466,13 +482,9 @@ public final class DeliveryEngine implements NoticeOperations {
 
   private void finish(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
     if (h.definition != null) {
-      circuits.record(receiverOf(h.definition), result);
+      circuits.record(SyncFirst.receiverOf(h.definition), result);
     }
     writer.submit(pendingOutcome(h, result, started, took));
-  }
-
-  private static String receiverOf(NoticeDefinition d) {
-    return d.channel() + ":" + d.target();
   }
 
   private OutcomeWriter.Pending pendingOutcome(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
@@ -510,12 +522,7 @@ public final class DeliveryEngine implements NoticeOperations {
     Notice next = c.next().notice();
     if (c.attempt() != null) {
       listeners.onAttempt(next, c.attempt());
-      if (!waiters.isEmpty()) {
-        Waiter w = waiters.remove(next.id());
-        if (w != null) {
-          w.future().complete(next);
-        }
-      }
+      waiters.recorded(next);
     }
     if (next.status().isFinished()) {
       listeners.onFinished(next);
@@ -576,9 +583,7 @@ public final class DeliveryEngine implements NoticeOperations {
 
   private void housekeeping() {
     try {
-      long tooOld = clock.millis() - Duration.ofHours(1).toMillis();
-      waiters.values().removeIf(w -> w.future().isDone() || w.sinceMillis() < tooOld
-          && w.future().completeExceptionally(new TimeoutException("no attempt on this node within an hour")));
+      waiters.expire(Duration.ofHours(1).toMillis());
       definitions.reload();
       Instant before = clock.instant().minus(settings.historyRetention());
       int purged;
@@ -675,173 +680,8 @@ public final class DeliveryEngine implements NoticeOperations {
         throw new HeraldException("interrupted while delivering notice " + h.id(), e);
       }
     }
-    circuits.record(receiverOf(h.definition), result);
+    circuits.record(SyncFirst.receiverOf(h.definition), result);
     return pendingOutcome(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
-  }
-
-  // ================================================================ waiting for outcomes, sync-first
-
-  /** See {@link dev.herald.Herald#outcomeOf}. */
-  public CompletableFuture<Notice> outcomeOf(UUID id) {
-    Waiter w = waiters.computeIfAbsent(id, k -> new Waiter(new CompletableFuture<>(), clock.millis()));
-    CompletableFuture<Notice> mine = w.future().copy(); // a caller cancelling its copy leaves the others be
-    // The outcome may have been recorded before the waiter was registered.
-    store.find(id).ifPresentOrElse(row -> {
-      if (row.notice().attempts() > 0 || row.status().isFinished()) {
-        waiters.remove(id, w);
-        w.future().complete(row.notice());
-      }
-    }, () -> {
-      waiters.remove(id, w);
-      w.future().completeExceptionally(new NoticeNotFoundException(id));
-    });
-    return mine;
-  }
-
-  /** See {@link dev.herald.Herald#deliverNow}; {@code enqueue} stores the notice in its own transaction. */
-  public dev.herald.SyncDelivery deliverNow(
-      java.util.function.Function<NoticeRequest, Notice> enqueue, NoticeRequest request, Duration maxWait) {
-    NoticeDefinition def = request == null || request.definition() == null
-        ? null
-        : definitions.find(request.definition()).orElse(null);
-    boolean inline = def == null || circuits.allowInline(receiverOf(def));
-    if (!inline) {
-      // Do not call a receiver known to be failing: the deferred notice waits for the circuit's open period.
-      java.time.Instant reopens = circuits.openUntil(receiverOf(def));
-      java.time.Instant asked = request.fireAt() != null ? request.fireAt()
-          : clock.instant().plus(request.delay() != null ? request.delay() : Duration.ZERO);
-      if (reopens != null && reopens.isAfter(asked)) {
-        request = request.fireAt(reopens);
-      }
-    }
-    Notice stored = enqueue.apply(request); // validates (and names bad fields) before anything else
-    if (!inline) {
-      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,
-          "receiver " + receiverOf(def) + " is failing or rate-limited; delivering in the background");
-    }
-    if (!stored.status().equals(NoticeStatus.IN_FLIGHT) && !isRunning()) {
-      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored, "engine not running");
-    }
-    try {
-      Notice after = outcomeOf(stored.id()).get(maxWait.toMillis(), TimeUnit.MILLISECONDS);
-      boolean ok = after.status() == NoticeStatus.SUCCEEDED || after.status() == NoticeStatus.AWAITING_CONFIRM;
-      return ok
-          ? new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DELIVERED, after, null)
-          : new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, after,
-              "first attempt failed: " + after.lastError());
-    } catch (TimeoutException e) {
-      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,
-          "no outcome within " + maxWait.toMillis() + " ms; delivering in the background");
-    } catch (ExecutionException e) {
-      throw new HeraldException("cannot wait for notice " + stored.id() + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored, "interrupted while waiting");
-    }
-  }
-
-  /** The circuit state of a definition's receiver, for health reports and tests. */
-  public dev.herald.ReceiverState circuitState(String definition) {
-    return circuits.state(receiverOf(definitions.require(definition, "definition")));
-  }
-
-  // ================================================================ operator actions
-
-  @Override
-  public Optional<NoticeDetail> find(UUID id) {
-    return store.find(id).map(row -> new NoticeDetail(row.notice(), store.attempts(id)));
-  }
-
-  @Override
-  public Page<Notice> query(NoticeQuery query) {
-    return store.query(query);
-  }
-
-  @Override
-  public Notice resend(UUID id) {
-    Notice n = change(id, NoticeStatus.PENDING, row -> {
-      if (row.status() == NoticeStatus.IN_FLIGHT && !takeBackFromTimer(row)) {
-        throw new IllegalTransitionException(id, NoticeStatus.IN_FLIGHT, NoticeStatus.PENDING,
-            "node " + row.owner() + " is delivering it now");
-      }
-      return Transitions.resend(row, clock.instant());
-    });
-    if (isRunning()) {
-      requestPoll();
-    }
-    return n;
-  }
-
-  @Override
-  public Notice edit(UUID id, dev.herald.NoticeEdit edit) {
-    if (edit == null) {
-      throw new dev.herald.InvalidInputException("edit", "must not be null");
-    }
-    return change(id, null, row -> {
-      NoticeStatus s = row.status();
-      boolean waiting = s == NoticeStatus.PENDING || s == NoticeStatus.FAILED;
-      boolean heldUndelivered = s == NoticeStatus.IN_FLIGHT
-          && !(row.attemptsInBudget() > 0 && row.notice().lastError() == null); // not a confirm redelivery
-      if (!waiting && !heldUndelivered) {
-        throw new IllegalTransitionException(id, s, s, "only a notice not yet delivered can be edited");
-      }
-      if (heldUndelivered && !takeBackFromTimer(row)) {
-        throw new IllegalTransitionException(id, s, s, "node " + row.owner() + " is delivering it now");
-      }
-      return Transitions.edit(row, intake.checkEdit(row.notice().definition(), edit), clock.instant());
-    });
-  }
-
-  @Override
-  public Notice cancel(UUID id) {
-    return change(id, NoticeStatus.CANCELLED, row -> {
-      takeBackFromTimer(row);
-      return Transitions.move(row, NoticeStatus.CANCELLED, null, clock.instant());
-    });
-  }
-
-  @Override
-  public Notice confirm(UUID id) {
-    return change(id, NoticeStatus.SUCCEEDED, row -> {
-      boolean awaiting = row.status() == NoticeStatus.AWAITING_CONFIRM;
-      boolean redeliveryPending = row.status() == NoticeStatus.IN_FLIGHT
-          && row.notice().lastError() == null
-          && row.attemptsInBudget() > 0
-          && definitions.find(row.notice().definition()).map(NoticeDefinition::confirmRequired).orElse(false);
-      if (!awaiting && !redeliveryPending) {
-        throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
-            "only a delivered notice awaiting confirmation can be confirmed");
-      }
-      takeBackFromTimer(row);
-      return Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
-    });
-  }
-
-  @Override
-  public int recoverDead(String definition, Instant from, Instant to) {
-    definitions.require(definition, "definition");
-    if (from == null || to == null || !from.isBefore(to)) {
-      throw new dev.herald.InvalidInputException("to", "the window needs from < to, was [" + from + ", " + to + ")");
-    }
-    int total = 0;
-    while (true) {
-      List<NoticeRow> dead = store.findFinished(definition, NoticeStatus.DEAD, from, to, 500);
-      if (dead.isEmpty()) {
-        break;
-      }
-      Instant now = clock.instant();
-      List<Change> changes = dead.stream().map(r -> Transitions.resend(r, now)).toList();
-      int applied = (int) store.apply(changes).stream().filter(b -> b).count();
-      total += applied;
-      if (applied == 0) {
-        break; // all changed under us; do not spin
-      }
-    }
-    log.info("Herald: re-queued {} dead notice(s) of {} that died in [{}, {})", total, definition, from, to);
-    if (isRunning()) {
-      requestPoll();
-    }
-    return total;
   }
 
   /** If this node holds the notice in its timer, takes it out; false if it is being delivered or held elsewhere. */
@@ -859,26 +699,26 @@ public final class DeliveryEngine implements NoticeOperations {
     return !delivering.containsKey(row.id());
   }
 
-  private interface Decision {
-    Change decide(NoticeRow current);
+  // ================================================================ waiting for outcomes, sync-first
+
+  /** See {@link dev.herald.Herald#outcomeOf}. */
+  public CompletableFuture<Notice> outcomeOf(UUID id) {
+    return waiters.register(id, () -> store.find(id));
   }
 
-  /** Reads, decides and applies optimistically; re-reads and decides again if the notice moved meanwhile. */
-  private Notice change(UUID id, NoticeStatus target, Decision decision) {
-    for (int tries = 0; tries < 5; tries++) {
-      NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-      if (target != null && !row.status().canMoveTo(target)) {
-        throw new IllegalTransitionException(id, row.status(), target, null);
-      }
-      Change change = decision.decide(row);
-      if (store.apply(List.of(change)).getFirst()) {
-        Notice next = change.next().notice();
-        if (next.status().isFinished()) {
-          listeners.onFinished(next);
-        }
-        return next;
-      }
-    }
-    throw new HeraldException("notice " + id + " kept changing; try again");
+  /** See {@link dev.herald.Herald#deliverNow}; {@code enqueue} stores the notice in its own transaction. */
+  public dev.herald.SyncDelivery deliverNow(
+      java.util.function.Function<NoticeRequest, Notice> enqueue, NoticeRequest request, Duration maxWait) {
+    return syncFirst.deliverNow(enqueue, request, maxWait);
+  }
+
+  /** The circuit state of a definition's receiver, for health reports and tests. */
+  public dev.herald.ReceiverState circuitState(String definition) {
+    return circuits.state(SyncFirst.receiverOf(definitions.require(definition, "definition")));
+  }
+
+  /** What operators do: search, detail, resend, cancel, confirm, edit, recover. */
+  public NoticeOperations operations() {
+    return operations;
   }
 }
