@@ -167,7 +167,7 @@ public final class Herald implements AutoCloseable {
         }
         throw new HeraldException("transaction failed: " + e.getMessage(), e);
       } finally {
-        c.setAutoCommit(auto);
+        restoreAutoCommit(c, auto);
       }
       tx.afterCommit();
       return result;
@@ -192,6 +192,16 @@ public final class Herald implements AutoCloseable {
    */
   public java.util.concurrent.CompletableFuture<Notice> outcomeOf(java.util.UUID noticeId) {
     return engine.outcomeOf(noticeId);
+  }
+
+  /** Restores auto-commit without letting a dead connection's error hide the one that matters. */
+  private static void restoreAutoCommit(Connection c, boolean auto) {
+    try {
+      c.setAutoCommit(auto);
+    } catch (SQLException e) {
+      // The connection is broken; the pool discards it, and the transaction's own outcome stands.
+      org.slf4j.LoggerFactory.getLogger(Herald.class).debug("cannot restore auto-commit: {}", e.getMessage());
+    }
   }
 
   /**

@@ -87,6 +87,8 @@ public final class DeliveryEngine {
   private Thread timerThread;
   private Thread writerThread;
   private ScheduledExecutorService scheduler;
+  /** Leases are renewed on a thread of their own, so a slow purge never delays a renewal. */
+  private ScheduledExecutorService heartbeatThread;
 
   public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
       List<HeraldListener> listeners, RandomGenerator random) {
@@ -153,9 +155,10 @@ public final class DeliveryEngine {
     writerThread = Thread.ofPlatform().name("herald-writer").daemon().start(writer::run);
     timerThread = Thread.ofPlatform().name("herald-timer").daemon().start(this::timerLoop);
     pollerThread = Thread.ofPlatform().name("herald-poller").daemon().start(this::pollLoop);
-    scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
+    scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-housekeeping").daemon().factory());
+    heartbeatThread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
     long beat = Math.max(1, settings.lease().toMillis() / 3);
-    scheduler.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
+    heartbeatThread.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
     if (settings.maxBacklog() > 0) {
       long every = Math.max(100, settings.pollInterval().toMillis());
       scheduler.scheduleWithFixedDelay(this::countBacklog, 0, every, TimeUnit.MILLISECONDS);
@@ -198,6 +201,7 @@ public final class DeliveryEngine {
     writer.stop(Math.max(0, deadline - System.nanoTime()));
     join(writerThread);
     scheduler.shutdownNow();
+    heartbeatThread.shutdownNow();
     channels.closeAll();
     state = State.STOPPED;
     log.info("Herald node {} stopped; released {} unstarted notice(s)", settings.nodeId(), unstarted.size());

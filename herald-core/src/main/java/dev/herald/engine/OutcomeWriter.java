@@ -1,7 +1,6 @@
 package dev.herald.engine;
 
 import dev.herald.AlertEvent;
-import dev.herald.StoreException;
 import dev.herald.spi.Change;
 import dev.herald.spi.NoticeStore;
 import java.util.ArrayList;
@@ -27,6 +26,9 @@ final class OutcomeWriter {
   interface Callback {
     void recorded(Pending pending, boolean applied);
   }
+
+  /** Refusals of a batch, by a reachable database, before it is split (and a single outcome dropped). */
+  private static final int MAX_REFUSALS = 3;
 
   private final NoticeStore store;
   private final int batchSize;
@@ -74,8 +76,10 @@ final class OutcomeWriter {
 
   /**
    * Writes the changes in one transaction, retrying with back-off while the database is down, and
-   * reports each. Gives up only when stopping past its deadline; the leases then expire and the
-   * notices are delivered again (at least once).
+   * reports each. A batch that keeps failing for another reason (a row the database refuses) is
+   * split, and a single outcome that still fails is given up: its lease expires and the notice is
+   * delivered again (at least once), rather than one bad row stopping every other outcome. Gives up
+   * on everything only when stopping past its deadline.
    */
   void write(List<Pending> batch) throws InterruptedException {
     List<Change> changes = new ArrayList<>(batch.size());
@@ -83,6 +87,7 @@ final class OutcomeWriter {
       changes.add(p.change());
     }
     long backoff = 50;
+    int failures = 0;
     while (true) {
       try {
         List<Boolean> applied = store.apply(changes);
@@ -90,11 +95,24 @@ final class OutcomeWriter {
           callback.recorded(batch.get(i), applied.get(i));
         }
         return;
-      } catch (StoreException e) {
+      } catch (RuntimeException e) {
+        failures++;
         listeners.onEngineError("record outcomes", e);
         if (stopping && System.nanoTime() > giveUpAtNanos) {
           log.error("Herald: giving up recording {} outcome(s) at shutdown; their leases will expire and"
               + " they will be delivered again", batch.size(), e);
+          return;
+        }
+        if (!databaseUnreachable(e) && failures >= MAX_REFUSALS) {
+          if (batch.size() > 1) {
+            for (Pending p : batch) {
+              write(List.of(p));
+            }
+          } else {
+            log.error("Herald: giving up recording the outcome of notice {} after {} refusals; its lease will"
+                + " expire and it will be delivered again", changes.getFirst().expected().id(), failures, e);
+            callback.recorded(batch.getFirst(), false);
+          }
           return;
         }
         log.warn("Herald: cannot record {} outcome(s), retrying in {} ms: {}", batch.size(), backoff, e.getMessage());
@@ -102,6 +120,19 @@ final class OutcomeWriter {
         backoff = Math.min(backoff * 2, 5_000);
       }
     }
+  }
+
+  /** Connection-level failures (SQLState class 08, transient or recoverable): worth waiting out. */
+  static boolean databaseUnreachable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLTransientException || t instanceof java.sql.SQLRecoverableException) {
+        return true;
+      }
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Asks the loop to finish what is queued and stop; retries end {@code graceNanos} from now. */

@@ -44,9 +44,12 @@ public interface Dialect {
     return "SELECT " + columns + " FROM herald_notice WHERE " + filter + " ORDER BY due_at LIMIT ?";
   }
 
-  /** The isolation level of the claim's transaction, or -1 to keep the connection's. */
-  default int claimIsolation() {
-    return -1;
+  /**
+   * A statement that makes the transaction it starts READ COMMITTED (that transaction only), for
+   * the claim and the release of a node's leases; null where that is already how they behave.
+   */
+  default String beginReadCommitted() {
+    return null;
   }
 
   default void setId(PreparedStatement ps, int index, UUID id) throws SQLException {
@@ -97,6 +100,13 @@ public interface Dialect {
     }
     boolean mariaDb = lower.contains("mariadb") || version.toLowerCase(Locale.ROOT).contains("mariadb");
     if (mariaDb) {
+      // Through a MySQL driver, MariaDB before 11 reports "5.5.5-10.6.12-MariaDB": read the real version.
+      java.util.regex.Matcher real = java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)\\.\\d+-MariaDB",
+          java.util.regex.Pattern.CASE_INSENSITIVE).matcher(version);
+      if (real.find()) {
+        major = Integer.parseInt(real.group(1));
+        minor = Integer.parseInt(real.group(2));
+      }
       requireAtLeast(major, minor, 10, 6, "MariaDB", version);
       return new MySqlDialect(true);
     }

@@ -263,9 +263,12 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public List<NoticeRow> claim(Claim claim) {
-    return inTransaction("claim due notices", dialect.claimIsolation(), c -> switch (dialect.claimStrategy()) {
-      case SELECT_THEN_UPDATE, LOCK_SKIP_LOCKED_THEN_UPDATE -> claimBySelectThenUpdate(c, claim);
-      case UPDATE_SKIP_LOCKED_RETURNING -> claimByUpdateReturning(c, claim);
+    return inTransaction("claim due notices", c -> {
+      beginReadCommitted(c);
+      return switch (dialect.claimStrategy()) {
+        case SELECT_THEN_UPDATE, LOCK_SKIP_LOCKED_THEN_UPDATE -> claimBySelectThenUpdate(c, claim);
+        case UPDATE_SKIP_LOCKED_RETURNING -> claimByUpdateReturning(c, claim);
+      };
     });
   }
 
@@ -417,6 +420,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   @Override
   public int releaseAll(String owner, Instant now) {
     return inTransaction("release leases of " + owner, c -> {
+      beginReadCommitted(c);
       try (PreparedStatement ps = c.prepareStatement(
           "UPDATE herald_notice SET status = CASE WHEN attempts = retry_base THEN 'PENDING' ELSE 'FAILED' END,"
               + " owner = NULL, lease_until = 0, version = version + 1, updated_at = ?"
@@ -889,52 +893,76 @@ public final class JdbcNoticeStore implements NoticeStore {
     return counts;
   }
 
-  private <T> T inTransaction(String what, SqlWork<T> work) {
-    return inTransaction(what, -1, work);
-  }
-
-  /** Runs {@code work} in one transaction, at {@code isolation} unless it is -1, and commits. */
-  private <T> T inTransaction(String what, int isolation, SqlWork<T> work) {
-    try {
-      try {
-        return transaction(isolation, work);
-      } catch (InexactBatchCounts e) {
-        if (exactBatchCounts) {
-          exactBatchCounts = false;
-          log.warn("Herald: the JDBC driver does not report an update count per batched row ({} {});"
-              + " running optimistic updates one by one. For batched updates, turn off the driver's bulk or"
-              + " rewritten batches (MariaDB Connector/J: useBulkStmts=false; MySQL Connector/J:"
-              + " rewriteBatchedStatements=false)", dialect.name(), what);
-        }
-        return transaction(isolation, work);
+  private void beginReadCommitted(Connection c) throws SQLException {
+    if (dialect.beginReadCommitted() != null) {
+      try (Statement st = c.createStatement()) {
+        st.execute(dialect.beginReadCommitted());
       }
-    } catch (SQLException e) {
-      throw new StoreException("cannot " + what + ": " + e.getMessage(), e);
     }
   }
 
-  private <T> T transaction(int isolation, SqlWork<T> work) throws SQLException {
+  /** Attempts of a transaction the database rolled back to break a deadlock or a serialization conflict. */
+  private static final int DEADLOCK_ATTEMPTS = 3;
+
+  /**
+   * Runs {@code work} in one transaction and commits. Every unit of work reads what it needs inside
+   * its transaction, so one the database chose as a deadlock victim is simply run again.
+   */
+  private <T> T inTransaction(String what, SqlWork<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        try {
+          return transaction(work);
+        } catch (InexactBatchCounts e) {
+          if (exactBatchCounts) {
+            exactBatchCounts = false;
+            log.warn("Herald: the JDBC driver does not report an update count per batched row ({} {});"
+                + " running optimistic updates one by one. For batched updates, turn off the driver's bulk or"
+                + " rewritten batches (MariaDB Connector/J: useBulkStmts=false; MySQL Connector/J:"
+                + " rewriteBatchedStatements=false)", dialect.name(), what);
+          }
+          return transaction(work);
+        }
+      } catch (SQLException e) {
+        if (attempt < DEADLOCK_ATTEMPTS && isDeadlockOrConflict(e)) {
+          log.debug("Herald: {} rolled back by the database ({}); running it again", what, e.getMessage());
+          java.util.concurrent.locks.LockSupport.parkNanos(attempt * 5_000_000L);
+          continue;
+        }
+        throw new StoreException("cannot " + what + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** SQLState 40001 (serialization failure; MySQL's and MariaDB's deadlock) or 40P01 (PostgreSQL's deadlock). */
+  private static boolean isDeadlockOrConflict(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private <T> T transaction(SqlWork<T> work) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       boolean auto = c.getAutoCommit();
-      int savedIsolation = isolation == -1 ? -1 : c.getTransactionIsolation();
-      boolean changeIsolation = isolation != -1 && savedIsolation != isolation;
-      if (changeIsolation) {
-        c.setTransactionIsolation(isolation);
-      }
       c.setAutoCommit(false);
+      T result;
       try {
-        T result = work.run(c);
+        result = work.run(c);
         c.commit();
-        return result;
       } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
         rollbackQuietly(c, e);
-        throw e;
-      } finally {
-        c.setAutoCommit(auto);
-        if (changeIsolation) {
-          c.setTransactionIsolation(savedIsolation);
+        try {
+          c.setAutoCommit(auto);
+        } catch (SQLException suppressed) { // the connection is gone: report why the work failed, not that
+          e.addSuppressed(suppressed);
         }
+        throw e;
       }
+      c.setAutoCommit(auto);
+      return result;
     }
   }
 

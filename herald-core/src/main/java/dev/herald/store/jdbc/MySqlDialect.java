@@ -68,10 +68,15 @@ public final class MySqlDialect implements Dialect {
         + " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
   }
 
-  /** REPEATABLE READ would add gap locks to the claim's scan and hold up inserts of new notices. */
+  /**
+   * Under REPEATABLE READ (InnoDB's default) the claim's locking scan would also take gap locks and
+   * hold up inserts of new notices, and releasing a node's leases (an update by owner, which no
+   * index serves) would lock every row it reads and deadlock with other nodes' work; READ COMMITTED
+   * locks only the rows that match.
+   */
   @Override
-  public int claimIsolation() {
-    return Connection.TRANSACTION_READ_COMMITTED;
+  public String beginReadCommitted() {
+    return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
   }
 
   @Override

@@ -34,10 +34,13 @@ public final class PostgresDialect implements Dialect {
     return Dialect.super.claimSelect(columns, filter) + " FOR UPDATE SKIP LOCKED";
   }
 
-  /** FOR UPDATE re-checks rows changed by a concurrent claim only under READ COMMITTED; stricter levels would fail instead. */
+  /**
+   * FOR UPDATE re-checks a row a concurrent claim has just changed only under READ COMMITTED
+   * (stricter levels fail instead), whatever the connection's default.
+   */
   @Override
-  public int claimIsolation() {
-    return Connection.TRANSACTION_READ_COMMITTED;
+  public String beginReadCommitted() {
+    return "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
   }
 
   @Override

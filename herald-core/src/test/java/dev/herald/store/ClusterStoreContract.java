@@ -1,0 +1,281 @@
+package dev.herald.store;
+
+import static dev.herald.NoticeStatus.IN_FLIGHT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.herald.DeliveryResult;
+import dev.herald.spi.Change;
+import dev.herald.spi.Claim;
+import dev.herald.spi.InsertResult;
+import dev.herald.spi.NoticeRow;
+import dev.herald.store.jdbc.ClaimStrategy;
+import dev.herald.store.jdbc.Dialect;
+import dev.herald.store.jdbc.JdbcNoticeStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a store must also do when several nodes share a server database, on top of {@link
+ * NoticeStoreContract}: node affinity in the claim, skipping rows other claimers hold, migrations
+ * started by several nodes at once, idempotency keys that leave the caller's transaction usable and
+ * match only identical keys, exact optimistic checks whatever the driver's batch mode, and text the
+ * database would refuse. Run per database by a subclass.
+ */
+public abstract class ClusterStoreContract extends NoticeStoreContract {
+
+  protected Dialect dialect() {
+    return ((JdbcNoticeStore) store).dialect();
+  }
+
+  // ================================================================ affinity
+
+  @Test
+  void claimHonoursDefinitionAndShardAffinity() {
+    NoticeRow a = insert(inShard(row().due(T.minusSeconds(4)).build(), 3));
+    NoticeRow b = insert(inShard(row().due(T.minusSeconds(3)).build(), 7));
+    NoticeRow c = insert(inShard(row().definition("other").due(T.minusSeconds(2)).build(), 3));
+    NoticeRow d = insert(inShard(row().definition("other").due(T.minusSeconds(1)).build(), 255));
+    Instant lease = T.plusSeconds(30);
+
+    assertThat(store.claim(new Claim("n1", T, T, lease, 10, Set.of("other"), Set.of(3))))
+        .containsExactly(leased(c, "n1", lease, T));
+    assertThat(store.claim(new Claim("n2", T, T, lease, 10, Set.of(), Set.of(3, 7))))
+        .containsExactly(leased(a, "n2", lease, T), leased(b, "n2", lease, T));
+    assertThat(store.claim(new Claim("n3", T, T, lease, 10, Set.of(DEF, "nothing"), Set.of()))).isEmpty();
+    assertThat(store.claim(new Claim("n3", T, T, lease, 10, Set.of(DEF, "other"), Set.of(255))))
+        .containsExactly(leased(d, "n3", lease, T));
+    assertThat(store.find(d.id()).orElseThrow().shard()).isEqualTo(255);
+    assertThat(store.claim(new Claim("n4", T, T, lease, 10))).isEmpty();
+  }
+
+  private static NoticeRow inShard(NoticeRow r, int shard) {
+    return new NoticeRow(r.notice(), r.owner(), r.leaseUntil(), r.version(), r.retryBase(), shard);
+  }
+
+  // ================================================================ SKIP LOCKED
+
+  @Test
+  void aClaimSkipsRowsThatAnotherTransactionHoldsInsteadOfWaiting() throws Exception {
+    Assumptions.assumeTrue(dialect().claimStrategy() != ClaimStrategy.SELECT_THEN_UPDATE,
+        "this database has no SKIP LOCKED");
+    NoticeRow locked = insert(row().due(T.minusSeconds(2)));
+    NoticeRow free = insert(row().due(T.minusSeconds(1)));
+    Instant lease = T.plusSeconds(30);
+    try (Connection other = dataSource().getConnection()) {
+      other.setAutoCommit(false);
+      try (PreparedStatement ps = other.prepareStatement("SELECT id FROM herald_notice WHERE id = ? FOR UPDATE")) {
+        dialect().setId(ps, 1, locked.id());
+        ps.executeQuery().close();
+      }
+      List<NoticeRow> got = CompletableFuture.supplyAsync(() -> store.claim(new Claim("n1", T, T, lease, 10)))
+          .get(10, TimeUnit.SECONDS);
+      assertThat(got).as("the locked row is skipped, not waited for").containsExactly(leased(free, "n1", lease, T));
+      other.rollback();
+    }
+    assertThat(store.claim(new Claim("n2", T, T, lease, 10))).containsExactly(leased(locked, "n2", lease, T));
+  }
+
+  // ================================================================ migrations
+
+  @Test
+  void nodesMigratingAtOnceApplyEachScriptOnce() throws Exception {
+    dropHeraldTables();
+    int nodes = 4;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(nodes);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < nodes; i++) {
+        done.add(pool.submit(() -> {
+          start.await();
+          new JdbcNoticeStore(dataSource(), dialect(), clock).migrate();
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    int scripts = scripts().size();
+    assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(scripts);
+    assertThat(count("SELECT COUNT(DISTINCT version) FROM herald_schema_version")).isEqualTo(scripts);
+    NoticeRow r = insert(row());
+    assertThat(store.find(r.id())).contains(r);
+  }
+
+  private List<String> scripts() throws IOException {
+    try (InputStream in = getClass().getClassLoader()
+        .getResourceAsStream("db/herald/" + dialect().name() + "/migrations.txt")) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::strip)
+          .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+    }
+  }
+
+  private void dropHeraldTables() throws SQLException {
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      List<String> tables = new ArrayList<>();
+      try (java.sql.ResultSet rs = c.getMetaData().getTables(c.getCatalog(), c.getSchema(), "%", new String[] {"TABLE"})) {
+        while (rs.next()) {
+          String name = rs.getString("TABLE_NAME");
+          if (name.toLowerCase(java.util.Locale.ROOT).startsWith("herald_")) {
+            tables.add(name);
+          }
+        }
+      }
+      assertThat(tables).as("tables of the schema under test").isNotEmpty();
+      for (String table : tables) {
+        st.execute("DROP TABLE " + table);
+      }
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    }
+  }
+
+  // ================================================================ idempotency keys
+
+  @Test
+  void idempotencyKeysMatchOnlyWhenIdentical() {
+    List<String> keys = List.of("key", "Key", "KEY", "key ", " key", "kéy", "ke\u0301y", "キー", "key\t");
+    List<NoticeRow> rows = new ArrayList<>();
+    for (String k : keys) {
+      NoticeRow r = row().key(k).build();
+      assertThat(insertResult(r)).as("key [%s]", k).isEqualTo(new InsertResult(r, true));
+      rows.add(r);
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      InsertResult again = insertResult(row().key(keys.get(i)).build());
+      assertThat(again.created()).as("key [%s] again", keys.get(i)).isFalse();
+      assertThat(again.row().id()).as("key [%s] again", keys.get(i)).isEqualTo(rows.get(i).id());
+    }
+  }
+
+  @Test
+  void aTakenIdempotencyKeyLeavesTheCallersTransactionUsable() throws SQLException {
+    NoticeRow first = insert(row().key("taken"));
+    NoticeRow before = row().build();
+    NoticeRow duplicate = row().key("taken").build();
+    NoticeRow after = row().key("fresh").build();
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(store.insert(c, before).created()).isTrue();
+      InsertResult taken = store.insert(c, duplicate);
+      assertThat(taken.created()).isFalse();
+      assertThat(taken.row()).isEqualTo(first);
+      assertThat(store.insert(c, after).created()).as("the transaction goes on after a taken key").isTrue();
+      c.commit();
+    }
+    assertThat(store.find(before.id())).contains(before);
+    assertThat(store.find(after.id())).contains(after);
+    assertThat(store.find(duplicate.id())).isEmpty();
+  }
+
+  // ================================================================ batch update counts
+
+  @Test
+  void optimisticChecksStayExactWhenTheDriverReportsNoBatchCounts() {
+    JdbcNoticeStore blind = new JdbcNoticeStore(withoutBatchCounts(dataSource()), dialect(), clock);
+    NoticeRow other = claimOne(insert(row()), "n2");
+    NoticeRow a = insert(row().due(T.minusSeconds(2)));
+    NoticeRow b = insert(row().due(T.minusSeconds(1)));
+    Instant lease = T.plusSeconds(30);
+
+    List<NoticeRow> got = blind.claim(new Claim("n1", T, T, lease, 10));
+    assertThat(got).containsExactly(leased(a, "n1", lease, T), leased(b, "n1", lease, T));
+
+    Change stale = dev.herald.engine.Transitions.release(a, T);
+    Change good = attempt(got.get(1), DeliveryResult.retry("again"), T);
+    assertThat(blind.apply(List.of(stale, good))).containsExactly(false, true);
+    assertThat(blind.renewLeases("n1", List.of(got.get(0).id(), got.get(1).id(), other.id()), T.plusSeconds(60)))
+        .containsExactly(got.get(0).id());
+    assertThat(blind.apply(List.of(attempt(got.get(0), DeliveryResult.delivered(), T)))).containsExactly(true);
+    assertThat(stored(a).notice().finishedAt()).isEqualTo(T);
+    assertThat(stored(b)).isEqualTo(good.next());
+  }
+
+  /** A data source whose prepared statements execute batches but report {@link Statement#SUCCESS_NO_INFO} for each row. */
+  private static DataSource withoutBatchCounts(DataSource real) {
+    return proxy(DataSource.class, real, (m, a) -> {
+      Object result = m.invoke(real, a);
+      if (result instanceof Connection c) {
+        return proxy(Connection.class, c, (cm, ca) -> {
+          Object r = cm.invoke(c, ca);
+          if (r instanceof PreparedStatement ps) {
+            return proxy(PreparedStatement.class, ps, (pm, pa) -> {
+              Object out = pm.invoke(ps, pa);
+              if (pm.getName().equals("executeBatch")) {
+                int[] counts = ((int[]) out).clone();
+                Arrays.fill(counts, Statement.SUCCESS_NO_INFO);
+                return counts;
+              }
+              return out;
+            });
+          }
+          return r;
+        });
+      }
+      return result;
+    });
+  }
+
+  private interface Call {
+    Object invoke(java.lang.reflect.Method method, Object[] args) throws Exception;
+  }
+
+  private static <T> T proxy(Class<T> type, T target, Call call) {
+    return type.cast(Proxy.newProxyInstance(ClusterStoreContract.class.getClassLoader(), new Class<?>[] {type},
+        (self, method, args) -> {
+          try {
+            return call.invoke(method, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        }));
+  }
+
+  // ================================================================ text
+
+  @Test
+  void errorsWithCharactersTheDatabaseRefusesAreStillRecorded() {
+    NoticeRow claimed = claimOne(insert(row()));
+    String error = "bad byte \u0000 from the receiver";
+    Change retry = attempt(claimed, DeliveryResult.retry(error), T);
+
+    assertThat(apply(retry)).as("recorded, not retried forever").containsExactly(true);
+    String stored = stored(claimed).notice().lastError();
+    assertThat(stored).isIn(error, error.replace('\u0000', '\uFFFD'));
+    assertThat(store.attempts(claimed.id())).singleElement()
+        .satisfies(a -> assertThat(a.detail()).isEqualTo(stored));
+    assertThat(stored(claimed).status()).isNotEqualTo(IN_FLIGHT);
+  }
+
+  /** A fresh schema or database name for one test. */
+  protected static String freshName() {
+    return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+  }
+}
