@@ -726,6 +726,13 @@ public abstract class NoticeStoreContract {
     assertThat(store.query(all.page(6, 2))).isEqualTo(new Page<>(List.of(), 6, 2, false));
     assertThat(store.query(all.statuses(PENDING, DEAD).page(1, 1)))
         .isEqualTo(new Page<>(List.of(d1), 1, 1, true));
+    List<Notice> newestFirst = List.of(p2, d1, s1, f1, p1, x2);
+    for (int round = 0; round < 2; round++) { // the same statement again and again, as a pool reuses it
+      for (int offset = 0; offset < newestFirst.size(); offset++) {
+        assertThat(store.query(all.page(offset, 1)).items()).as("page at offset %d", offset)
+            .containsExactly(newestFirst.get(offset));
+      }
+    }
 
     assertThat(d1.finishedAt()).isEqualTo(T);
     assertThat(d1.nextAttemptAt()).isNull();

@@ -681,19 +681,21 @@ public final class JdbcNoticeStore implements NoticeStore {
     List<String> parts = new ArrayList<>();
     // Each table gives at most the rows the page can need, newest first (an index walk on
     // created_at), so the union never sorts a whole table.
+    // A literal, not a parameter: H2's query cache reuses the first LIMIT ? of a UNION branch when a
+    // pooled connection runs the statement again, returning wrong pages.
     int branchLimit = (int) Math.min(Integer.MAX_VALUE, (long) q.offset() + q.limit() + 1);
     String newestFirst = " ORDER BY created_at DESC, id DESC";
     if (live) {
       parts.add("(SELECT " + LIVE_COLUMNS + ", NULL AS finished_at FROM herald_notice"
-          + where(q, statuses.stream().filter(s -> !s.isFinished()).toList(), args) + newestFirst + " LIMIT ?)");
-      args.add(branchLimit);
+          + where(q, statuses.stream().filter(s -> !s.isFinished()).toList(), args) + newestFirst
+          + " LIMIT " + branchLimit + ")");
     }
     if (history) {
       parts.add("(SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
           + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
           + " 0 AS lease_until, version, shard, target, finished_at FROM herald_notice_history"
-          + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args) + newestFirst + " LIMIT ?)");
-      args.add(branchLimit);
+          + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args) + newestFirst
+          + " LIMIT " + branchLimit + ")");
     }
     String sql = "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") n"
         + newestFirst + " LIMIT ? OFFSET ?";

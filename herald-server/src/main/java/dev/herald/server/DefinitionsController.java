@@ -1,0 +1,195 @@
+package dev.herald.server;
+
+import dev.herald.AlertPolicy;
+import dev.herald.Herald;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import dev.herald.schedule.RetrySchedule;
+import jakarta.servlet.http.HttpServletRequest;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Definitions: named kinds of notices, where they go and how they are retried. Reading is open to
+ * every token; changing needs an admin token. Option values that are secrets (e.g. {@code secrets},
+ * the webhook signing keys) are write-only: every response shows {@value Views#MASK}, and sending
+ * that mask back in an update keeps the stored value.
+ */
+@RestController
+@RequestMapping("/api/v1/definitions")
+class DefinitionsController {
+  static final Set<String> FIELDS = Set.of("name", "channel", "target", "retry", "maxAttempts", "maxInterval", "alert",
+      "confirmRequired", "confirmTimeout", "description", "options");
+
+  private final Herald herald;
+  private final ServerProperties properties;
+
+  DefinitionsController(Herald herald, ServerProperties properties) {
+    this.herald = herald;
+    this.properties = properties;
+  }
+
+  @GetMapping
+  ObjectNode list() {
+    ObjectNode out = Views.object();
+    ArrayNode items = out.putArray("items");
+    herald.definitions().list().forEach(d -> items.add(view(d)));
+    return out;
+  }
+
+  @GetMapping("/{name}")
+  ObjectNode get(@PathVariable("name") String name) {
+    return view(require(name));
+  }
+
+  @PostMapping
+  @AdminOnly
+  ResponseEntity<ObjectNode> create(HttpServletRequest request) {
+    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    String name = JsonInput.requiredText(in, "", "name");
+    if (herald.definitions().find(name).isPresent()) {
+      throw ApiException.conflict("already_exists",
+          "definition '" + name + "' exists; change it with PUT /api/v1/definitions/" + name);
+    }
+    NoticeDefinition saved = save(build(in, name, null));
+    return ResponseEntity.created(URI.create("/api/v1/definitions/" + saved.name())).body(view(saved));
+  }
+
+  @PutMapping("/{name}")
+  @AdminOnly
+  ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
+    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    NoticeDefinition existing = require(name);
+    String given = JsonInput.text(in, "", "name");
+    if (given != null && !given.equals(name)) {
+      throw ApiException.invalid("name", "'" + given + "' differs from the name in the path, '" + name
+          + "'; a definition cannot be renamed");
+    }
+    return view(save(build(in, name, existing)));
+  }
+
+  @DeleteMapping("/{name}")
+  @AdminOnly
+  ResponseEntity<Void> delete(@PathVariable("name") String name) {
+    require(name);
+    if (name.equals(properties.getCallbackDefinition())) {
+      throw ApiException.conflict("built_in", "definition '" + name + "' is built in: notices that give only a"
+          + " callbackUrl use it. Change it with PUT instead.");
+    }
+    herald.definitions().delete(name);
+    return ResponseEntity.noContent().build();
+  }
+
+  private NoticeDefinition require(String name) {
+    return herald.definitions().find(name)
+        .orElseThrow(() -> ApiException.notFound("no definition named '" + name + "'"));
+  }
+
+  private ObjectNode view(NoticeDefinition d) {
+    return Views.definition(d, d.name().equals(properties.getCallbackDefinition()));
+  }
+
+  private NoticeDefinition save(NoticeDefinition d) {
+    try {
+      return herald.definitions().save(d);
+    } catch (InvalidInputException e) {
+      throw ApiException.invalid(apiField(e.field()), e.reason());
+    }
+  }
+
+  /**
+   * Reads a whole definition (a PUT replaces every field; absent ones take their defaults). With
+   * {@code existing}, an option sent as the mask keeps its stored value.
+   */
+  private static NoticeDefinition build(ObjectNode in, String name, NoticeDefinition existing) {
+    JsonInput.only(in, "", FIELDS);
+    try {
+      String channel = JsonInput.text(in, "", "channel");
+      if (channel == null) {
+        channel = "http";
+      }
+      if (channel.equals(NoticeDefinition.LOCAL_CHANNEL)) {
+        throw ApiException.invalid("channel", "the server has no in-process handlers; use http");
+      }
+      String target = JsonInput.text(in, "", "target");
+      if (target == null) {
+        target = Views.PER_NOTICE_TARGET; // each notice gives its callbackUrl
+      }
+      NoticeDefinition.Builder b = NoticeDefinition.builder(name).channel(channel, target);
+      String retry = JsonInput.text(in, "", "retry");
+      if (retry != null) {
+        b.retry(RetrySchedule.parse(retry, "retry"));
+      }
+      Integer maxAttempts = JsonInput.integer(in, "", "maxAttempts");
+      if (maxAttempts != null) {
+        b.maxAttempts(maxAttempts);
+      }
+      Duration maxInterval = JsonInput.duration(in, "", "maxInterval");
+      if (maxInterval != null) {
+        b.maxInterval(maxInterval);
+      }
+      String alert = JsonInput.text(in, "", "alert");
+      if (alert != null) {
+        b.alert(AlertPolicy.parse(alert));
+      }
+      Boolean confirmRequired = JsonInput.bool(in, "", "confirmRequired");
+      if (confirmRequired != null) {
+        b.confirmRequired(confirmRequired);
+      }
+      Duration confirmTimeout = JsonInput.duration(in, "", "confirmTimeout");
+      if (confirmTimeout != null) {
+        b.confirmTimeout(confirmTimeout);
+      }
+      b.description(JsonInput.text(in, "", "description"));
+      Map<String, String> options = JsonInput.stringMap(in, "", "options");
+      for (Map.Entry<String, String> e : (options == null ? Map.<String, String>of() : options).entrySet()) {
+        String value = e.getValue();
+        if (Views.MASK.equals(value)) {
+          String stored = existing == null ? null : existing.options().get(e.getKey());
+          if (stored == null) {
+            throw ApiException.invalid("options." + e.getKey(),
+                "send the value itself; " + Views.MASK + " only stands for a value already stored");
+          }
+          value = stored;
+        }
+        b.option(e.getKey(), value);
+      }
+      return b.build();
+    } catch (InvalidInputException e) {
+      throw ApiException.invalid(apiField(e.field()), e.reason());
+    }
+  }
+
+  /** The core's field names as this API names them. */
+  static String apiField(String field) {
+    if (field.startsWith("retrySchedule")) {
+      return "retry";
+    }
+    if (field.startsWith("alertPolicy")) {
+      return "alert";
+    }
+    return field;
+  }
+
+  /** The built-in definition of direct callbacks, created at the first start and left alone afterwards. */
+  static NoticeDefinition callbackDefinition(ServerProperties p) {
+    return NoticeDefinition.builder(p.getCallbackDefinition())
+        .channel("http", Views.PER_NOTICE_TARGET)
+        .retry(RetrySchedule.parse(p.getCallbackRetry(), "herald.server.callback-retry"))
+        .maxAttempts(p.getCallbackMaxAttempts())
+        .description("Direct callbacks: notices that give a callbackUrl and no definition (document 002).")
+        .build();
+  }
+}

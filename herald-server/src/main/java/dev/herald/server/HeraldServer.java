@@ -1,0 +1,33 @@
+package dev.herald.server;
+
+import java.util.Arrays;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+
+/**
+ * The Herald server: Herald (through the Spring Boot starter) with the HTTP webhook channel, behind
+ * a REST API under {@code /api/v1} with API tokens.
+ *
+ * <pre>
+ * java -jar herald-server.jar                                       # serve (embedded H2 in ./data)
+ * java -jar herald-server.jar token create --name ops --role admin  # print a new token, once
+ * java -jar herald-server.jar token list
+ * </pre>
+ */
+@SpringBootApplication
+@EnableConfigurationProperties({ServerProperties.class, HttpChannelProperties.class})
+public class HeraldServer {
+
+  public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("token")) {
+      System.exit(TokenCommand.run(Arrays.copyOfRange(args, 1, args.length)));
+    }
+    builder().run(args);
+  }
+
+  /** The server application, with its defaults (embedded H2 unless a data source URL is set). */
+  public static SpringApplicationBuilder builder() {
+    return new SpringApplicationBuilder(HeraldServer.class).listeners(new EmbeddedDatabaseDefaults());
+  }
+}

@@ -1,0 +1,94 @@
+package dev.herald.server;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** The webhook channel's settings under {@code herald.http.*}; see herald-channel-http's README. */
+@ConfigurationProperties("herald.http")
+public class HttpChannelProperties {
+
+  /**
+   * Whether callback URLs may reach loopback, private (RFC 1918, fc00::/7), link-local and reserved
+   * addresses. Cloud metadata addresses still need an allow entry. Off by default: the SSRF guard.
+   */
+  private boolean allowPrivateNetworks;
+
+  /**
+   * Hosts, *.suffix patterns, IP addresses or CIDR blocks always allowed as callback targets, even
+   * private ones, e.g. 127.0.0.1, hooks.internal, 10.20.0.0/16.
+   */
+  private List<String> allow = new ArrayList<>();
+
+  /** Most time to open a connection. */
+  private Duration connectTimeout = Duration.ofSeconds(5);
+
+  /** Time limit of a whole exchange where a definition sets no timeout option. */
+  private Duration defaultTimeout = Duration.ofSeconds(10);
+
+  /** Requests in flight per endpoint where a definition sets no max-concurrency option. */
+  private int maxConcurrencyPerEndpoint = 16;
+
+  /** Consecutive failures that open an endpoint's circuit. */
+  private int circuitFailureThreshold = 5;
+
+  /** How long an open circuit holds deliveries to its endpoint back. */
+  private Duration circuitOpenFor = Duration.ofSeconds(30);
+
+  public boolean isAllowPrivateNetworks() {
+    return allowPrivateNetworks;
+  }
+
+  public void setAllowPrivateNetworks(boolean allowPrivateNetworks) {
+    this.allowPrivateNetworks = allowPrivateNetworks;
+  }
+
+  public List<String> getAllow() {
+    return allow;
+  }
+
+  public void setAllow(List<String> allow) {
+    this.allow = allow;
+  }
+
+  public Duration getConnectTimeout() {
+    return connectTimeout;
+  }
+
+  public void setConnectTimeout(Duration connectTimeout) {
+    this.connectTimeout = connectTimeout;
+  }
+
+  public Duration getDefaultTimeout() {
+    return defaultTimeout;
+  }
+
+  public void setDefaultTimeout(Duration defaultTimeout) {
+    this.defaultTimeout = defaultTimeout;
+  }
+
+  public int getMaxConcurrencyPerEndpoint() {
+    return maxConcurrencyPerEndpoint;
+  }
+
+  public void setMaxConcurrencyPerEndpoint(int maxConcurrencyPerEndpoint) {
+    this.maxConcurrencyPerEndpoint = maxConcurrencyPerEndpoint;
+  }
+
+  public int getCircuitFailureThreshold() {
+    return circuitFailureThreshold;
+  }
+
+  public void setCircuitFailureThreshold(int circuitFailureThreshold) {
+    this.circuitFailureThreshold = circuitFailureThreshold;
+  }
+
+  public Duration getCircuitOpenFor() {
+    return circuitOpenFor;
+  }
+
+  public void setCircuitOpenFor(Duration circuitOpenFor) {
+    this.circuitOpenFor = circuitOpenFor;
+  }
+}

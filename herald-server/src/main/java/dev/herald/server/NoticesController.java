@@ -1,0 +1,445 @@
+package dev.herald.server;
+
+import static dev.herald.server.JsonInput.child;
+import static dev.herald.server.JsonInput.index;
+
+import dev.herald.Herald;
+import dev.herald.IllegalTransitionException;
+import dev.herald.InvalidInputException;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeEdit;
+import dev.herald.NoticeNotFoundException;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeRequest;
+import dev.herald.NoticeStatus;
+import dev.herald.Page;
+import dev.herald.channel.http.HttpChannel;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.util.MultiValueMap;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Notices: document 002's batch create, edit, delete (cancel) and query, plus search, detail with the
+ * attempt log, confirm, resend and bulk recovery. Errors in a request itself (shape, types, formats,
+ * limits, unknown definitions, refused URLs) refuse the whole request and write nothing; what depends
+ * on each notice's current state (not found, already delivered) is reported per item.
+ */
+@RestController
+@RequestMapping("/api/v1/notices")
+class NoticesController {
+  static final Set<String> CREATE_FIELDS = Set.of(
+      "definition", "callbackUrl", "payload", "fireAt", "delay", "idempotencyKey", "description", "shardKey");
+  static final Set<String> EDIT_FIELDS = Set.of("id", "payload", "fireAt", "delay", "callbackUrl");
+  private static final Set<String> SEARCH_PARAMS = Set.of("definition", "status", "createdFrom", "createdTo", "offset",
+      "limit");
+  private static final int MAX_LISTED_ERRORS = 100;
+
+  private final Herald herald;
+  private final HttpChannel http;
+  private final ServerProperties properties;
+
+  NoticesController(Herald herald, HttpChannel http, ServerProperties properties) {
+    this.herald = herald;
+    this.http = http;
+    this.properties = properties;
+  }
+
+  private ObjectNode body(HttpServletRequest request) {
+    return JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+  }
+
+  // ------------------------------------------------------------------------------------ create
+
+  @PostMapping
+  ResponseEntity<JsonNode> create(HttpServletRequest request) {
+    ObjectNode in = body(request);
+    JsonInput.only(in, "", Set.of("notices"));
+    ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
+    Map<String, Optional<NoticeDefinition>> definitions = new HashMap<>();
+    Function<String, Optional<NoticeDefinition>> lookup = name ->
+        definitions.computeIfAbsent(name, n -> herald.definitions().find(n));
+    List<NoticeRequest> requests = new ArrayList<>(items.size());
+    List<ApiException.FieldError> errors = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      try {
+        requests.add(createRequest(items.get(i), index("notices", i), lookup));
+      } catch (ApiException e) {
+        collect(errors, e);
+      } catch (InvalidInputException e) {
+        errors.add(new ApiException.FieldError(e.field(), e.reason()));
+      }
+    }
+    if (!errors.isEmpty()) {
+      throw ApiException.invalid(errors);
+    }
+    Instant start = herald.clock().instant();
+    List<Notice> notices;
+    try {
+      notices = herald.enqueueAll(requests);
+    } catch (InvalidInputException e) {
+      throw ApiException.invalid(itemField(e.field(), requests.size() == 1), e.reason());
+    }
+    ObjectNode out = Views.object();
+    ArrayNode ids = out.putArray("ids");
+    ArrayNode results = out.putArray("notices");
+    boolean anyCreated = false;
+    for (int i = 0; i < notices.size(); i++) {
+      Notice n = notices.get(i);
+      // A notice returned for a known idempotency key was created before this request.
+      boolean created = requests.get(i).idempotencyKey() == null || !n.createdAt().isBefore(start);
+      anyCreated |= created;
+      ids.add(n.id().toString());
+      ObjectNode r = results.addObject();
+      r.put("index", i);
+      r.put("id", n.id().toString());
+      r.put("created", created);
+      r.put("status", n.status().name());
+      Views.time(r, "fireAt", n.fireAt());
+    }
+    return ResponseEntity.status(anyCreated ? HttpStatus.CREATED : HttpStatus.OK).body(out);
+  }
+
+  private NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup) {
+    ObjectNode o = JsonInput.object(item, path);
+    JsonInput.only(o, path, CREATE_FIELDS);
+    String definition = JsonInput.text(o, path, "definition");
+    String url = JsonInput.text(o, path, "callbackUrl");
+    if (!o.has("payload")) {
+      throw ApiException.invalid(child(path, "payload"),
+          "is required: any JSON value (object, array, string, number, true, false or null)");
+    }
+    String payload = JsonInput.MAPPER.writeValueAsString(o.get("payload"));
+    Instant fireAt = JsonInput.instant(o, path, "fireAt");
+    Duration delay = JsonInput.duration(o, path, "delay");
+    if (fireAt != null && delay != null) {
+      throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
+    }
+    if (definition == null && url == null) {
+      throw ApiException.invalid(child(path, "definition"),
+          "is required unless callbackUrl is given (a direct callback uses definition '"
+              + properties.getCallbackDefinition() + "')");
+    }
+    String name = definition != null ? definition : properties.getCallbackDefinition();
+    NoticeDefinition d = lookup.apply(name).orElseThrow(() ->
+        ApiException.invalid(child(path, "definition"), "no definition named '" + name + "'"));
+    if (url != null) {
+      if (!HttpChannel.NAME.equals(d.channel())) {
+        throw ApiException.invalid(child(path, "callbackUrl"), "definition '" + name + "' delivers through channel '"
+            + d.channel() + "'; a callbackUrl is only for definitions of channel http");
+      }
+      checkUrl(url, child(path, "callbackUrl"));
+    } else if (Views.PER_NOTICE_TARGET.equals(d.target())) {
+      throw ApiException.invalid(child(path, "callbackUrl"),
+          "is required: definition '" + name + "' has no URL of its own");
+    }
+    NoticeRequest r = NoticeRequest.of(name, payload)
+        .description(JsonInput.text(o, path, "description"))
+        .idempotencyKey(JsonInput.text(o, path, "idempotencyKey"))
+        .shardKey(JsonInput.text(o, path, "shardKey"))
+        .target(url);
+    if (fireAt != null) {
+      r = r.fireAt(fireAt);
+    } else if (delay != null) {
+      r = r.delay(delay);
+    }
+    return r;
+  }
+
+  /** The SSRF guard and URL syntax, before anything is written. */
+  private void checkUrl(String url, String field) {
+    if (url.isBlank() || url.length() > 2000) {
+      throw ApiException.invalid(field, "must be an http or https URL of at most 2000 characters");
+    }
+    try {
+      http.validateTarget(url);
+    } catch (InvalidInputException e) {
+      throw ApiException.invalid(field, e.reason());
+    }
+  }
+
+  /** A core field name of a batch item, as this API names it: {@code notices[i].callbackUrl}. */
+  static String itemField(String field, boolean single) {
+    String f = single && !field.startsWith("notices[") ? "notices[0]." + field : field;
+    if (f.endsWith(".target")) {
+      f = f.substring(0, f.length() - "target".length()) + "callbackUrl";
+    }
+    return f;
+  }
+
+  private static void collect(List<ApiException.FieldError> errors, ApiException e) {
+    if (e.status() != 400) {
+      throw e;
+    }
+    if (errors.size() < MAX_LISTED_ERRORS) {
+      if (e.errors().isEmpty()) {
+        errors.add(new ApiException.FieldError(e.field(), e.reason()));
+      } else {
+        errors.addAll(e.errors());
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ edit
+
+  private record Edit(UUID id, NoticeEdit edit) {}
+
+  @PatchMapping
+  ObjectNode edit(HttpServletRequest request) {
+    ObjectNode in = body(request);
+    JsonInput.only(in, "", Set.of("notices"));
+    ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
+    List<Edit> edits = new ArrayList<>(items.size());
+    List<ApiException.FieldError> errors = new ArrayList<>();
+    Instant now = herald.clock().instant();
+    for (int i = 0; i < items.size(); i++) {
+      String path = index("notices", i);
+      try {
+        ObjectNode o = JsonInput.object(items.get(i), path);
+        JsonInput.only(o, path, EDIT_FIELDS);
+        UUID id = JsonInput.uuid(o.get("id"), child(path, "id"));
+        String payload = o.has("payload") ? JsonInput.MAPPER.writeValueAsString(o.get("payload")) : null;
+        Instant fireAt = JsonInput.instant(o, path, "fireAt");
+        Duration delay = JsonInput.duration(o, path, "delay");
+        if (fireAt != null && delay != null) {
+          throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
+        }
+        String url = JsonInput.text(o, path, "callbackUrl");
+        if (url != null) {
+          checkUrl(url, child(path, "callbackUrl"));
+        }
+        if (payload == null && fireAt == null && delay == null && url == null) {
+          throw ApiException.invalid(path, "changes nothing: give payload, fireAt, delay or callbackUrl");
+        }
+        edits.add(new Edit(id, new NoticeEdit(payload, fireAt != null ? fireAt : delay != null ? now.plus(delay) : null,
+            url)));
+      } catch (ApiException e) {
+        collect(errors, e);
+      } catch (InvalidInputException e) {
+        errors.add(new ApiException.FieldError(e.field(), e.reason()));
+      }
+    }
+    if (!errors.isEmpty()) {
+      throw ApiException.invalid(errors);
+    }
+    Batch batch = new Batch();
+    for (int i = 0; i < edits.size(); i++) {
+      Edit e = edits.get(i);
+      String path = index("notices", i);
+      batch.run(i, e.id(), child(path, "id"), path, () -> Views.notice(herald.operations().edit(e.id(), e.edit())));
+    }
+    return batch.out();
+  }
+
+  // ------------------------------------------------------------------------------------ cancel, lookup
+
+  @PostMapping("/cancel")
+  ObjectNode cancelAll(HttpServletRequest request) {
+    ObjectNode in = body(request);
+    JsonInput.only(in, "", Set.of("ids"));
+    List<UUID> ids = JsonInput.ids(in, properties.getMaxBatch());
+    Batch batch = new Batch();
+    for (int i = 0; i < ids.size(); i++) {
+      UUID id = ids.get(i);
+      batch.run(i, id, index("ids", i), index("ids", i), () -> Views.notice(herald.operations().cancel(id)));
+    }
+    return batch.out();
+  }
+
+  @PostMapping("/lookup")
+  ObjectNode lookup(HttpServletRequest request) {
+    ObjectNode in = body(request);
+    JsonInput.only(in, "", Set.of("ids", "attemptLog"));
+    List<UUID> ids = JsonInput.ids(in, properties.getMaxBatch());
+    boolean log = Boolean.TRUE.equals(JsonInput.bool(in, "", "attemptLog"));
+    Batch batch = new Batch();
+    for (int i = 0; i < ids.size(); i++) {
+      UUID id = ids.get(i);
+      batch.run(i, id, index("ids", i), index("ids", i), () -> {
+        NoticeDetail d = herald.operations().find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+        return log ? Views.detail(d) : Views.notice(d.notice());
+      });
+    }
+    return batch.out();
+  }
+
+  /** Per-item results of a batch: {@code status} 200 with the notice, or 400/404/409 with an error. */
+  private static final class Batch {
+    private final ObjectNode out = Views.object();
+    private final ArrayNode results = out.putArray("results");
+    private int succeeded;
+    private int failed;
+
+    interface Step {
+      ObjectNode run();
+    }
+
+    /**
+     * Runs one item's step.
+     *
+     * @param idField the path of the item's id, e.g. {@code ids[2]} or {@code notices[2].id}
+     * @param itemPath the path of the item, for errors about its other fields
+     */
+    void run(int index, UUID id, String idField, String itemPath, Step step) {
+      ObjectNode r = results.addObject();
+      r.put("index", index);
+      r.put("id", id.toString());
+      try {
+        ObjectNode notice = step.run();
+        r.put("status", 200);
+        r.set("notice", notice);
+        succeeded++;
+        return;
+      } catch (NoticeNotFoundException e) {
+        fail(r, 404, "not_found", idField, e.getMessage());
+      } catch (IllegalTransitionException e) {
+        fail(r, 409, "illegal_transition", idField, e.getMessage());
+      } catch (InvalidInputException e) {
+        String field = e.field().equals("edit") ? itemPath : itemField(child(itemPath, e.field()), false);
+        fail(r, 400, "invalid_input", field, e.reason());
+      }
+      failed++;
+    }
+
+    private static void fail(ObjectNode r, int status, String error, String field, String reason) {
+      r.put("status", status);
+      ObjectNode e = r.putObject("error");
+      e.put("error", error);
+      e.put("field", field);
+      e.put("reason", reason);
+    }
+
+    ObjectNode out() {
+      out.put("succeeded", succeeded);
+      out.put("failed", failed);
+      return out;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ search, detail
+
+  @GetMapping
+  ObjectNode search(@RequestParam MultiValueMap<String, String> params) {
+    for (String p : params.keySet()) {
+      if (!SEARCH_PARAMS.contains(p)) {
+        throw ApiException.invalid(p, "unknown parameter; expected " + String.join(", ", SEARCH_PARAMS));
+      }
+    }
+    Set<NoticeStatus> statuses = EnumSet.noneOf(NoticeStatus.class);
+    for (String v : params.getOrDefault("status", List.of())) {
+      for (String s : v.split(",")) {
+        if (s.isBlank()) {
+          continue;
+        }
+        try {
+          statuses.add(NoticeStatus.valueOf(s.strip().toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw ApiException.invalid("status", "'" + s.strip() + "' is not one of " + List.of(NoticeStatus.values()));
+        }
+      }
+    }
+    String from = params.getFirst("createdFrom");
+    String to = params.getFirst("createdTo");
+    NoticeQuery q = new NoticeQuery(blankToNull(params.getFirst("definition")), statuses,
+        from == null ? null : JsonInput.instant(from, "createdFrom"), to == null ? null : JsonInput.instant(to, "createdTo"),
+        intParam(params, "offset", 0), intParam(params, "limit", 50));
+    Page<Notice> page = herald.operations().query(q);
+    ObjectNode out = Views.object();
+    ArrayNode items = out.putArray("items");
+    page.items().forEach(n -> items.add(Views.notice(n)));
+    out.put("offset", page.offset());
+    out.put("limit", page.limit());
+    out.put("hasMore", page.hasMore());
+    return out;
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+
+  private static int intParam(MultiValueMap<String, String> params, String name, int fallback) {
+    String v = params.getFirst(name);
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    try {
+      return Integer.parseInt(v.strip());
+    } catch (NumberFormatException e) {
+      throw ApiException.invalid(name, "must be a whole number, was '" + v + "'");
+    }
+  }
+
+  @GetMapping("/{id}")
+  ObjectNode get(@PathVariable("id") String id) {
+    UUID uuid = JsonInput.uuid(id, "id");
+    return Views.detail(herald.operations().find(uuid).orElseThrow(() -> new NoticeNotFoundException(uuid)));
+  }
+
+  // ------------------------------------------------------------------------------------ one notice
+
+  @PostMapping("/{id}/cancel")
+  ObjectNode cancel(@PathVariable("id") String id) {
+    return Views.notice(herald.operations().cancel(JsonInput.uuid(id, "id")));
+  }
+
+  @PostMapping("/{id}/confirm")
+  ObjectNode confirm(@PathVariable("id") String id) {
+    return Views.notice(herald.operations().confirm(JsonInput.uuid(id, "id")));
+  }
+
+  @PostMapping("/{id}/resend")
+  ObjectNode resend(@PathVariable("id") String id) {
+    return Views.notice(herald.operations().resend(JsonInput.uuid(id, "id")));
+  }
+
+  // ------------------------------------------------------------------------------------ recover
+
+  @PostMapping("/recover")
+  ObjectNode recover(HttpServletRequest request) {
+    ObjectNode in = body(request);
+    JsonInput.only(in, "", Set.of("definition", "from", "to"));
+    String definition = JsonInput.requiredText(in, "", "definition");
+    Instant from = JsonInput.instant(in, "", "from");
+    if (from == null) {
+      throw ApiException.invalid("from", "is required: the start of the window in which the notices died");
+    }
+    Instant to = JsonInput.instant(in, "", "to");
+    if (to == null) {
+      to = herald.clock().instant();
+    }
+    if (herald.definitions().find(definition).isEmpty()) {
+      throw ApiException.invalid("definition", "no definition named '" + definition + "'");
+    }
+    int n = herald.operations().recoverDead(definition, from, to);
+    ObjectNode out = Views.object();
+    out.put("definition", definition);
+    Views.time(out, "from", from);
+    Views.time(out, "to", to);
+    out.put("recovered", n);
+    return out;
+  }
+}

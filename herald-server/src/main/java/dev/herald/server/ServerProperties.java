@@ -1,0 +1,123 @@
+package dev.herald.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The server's settings under {@code herald.server.*}. The engine's settings stay under {@code
+ * herald.*} (the starter's), the webhook channel's under {@code herald.http.*}.
+ */
+@ConfigurationProperties("herald.server")
+public class ServerProperties {
+
+  /**
+   * Folder of the embedded H2 database (file herald-server.mv.db), used when spring.datasource.url
+   * is not set.
+   */
+  private Path dataDir = Path.of("data");
+
+  /** Most items in one batch request (create, edit, cancel, lookup). */
+  private int maxBatch = 1000;
+
+  /** Largest request body accepted; larger ones get 413. */
+  private DataSize maxRequestSize = DataSize.ofMegabytes(16);
+
+  /**
+   * An admin token to accept from the first start on, for automated deployments (set it from a
+   * secret store, e.g. HERALD_SERVER_BOOTSTRAP_ADMIN_TOKEN). Only its SHA-256 hash is stored. At
+   * least 32 characters.
+   */
+  private String bootstrapAdminToken;
+
+  /**
+   * Whether a start that finds no API token at all (and no bootstrap-admin-token) creates an admin
+   * token and prints it, once, in the log.
+   */
+  private boolean createInitialToken = true;
+
+  /** Name of the built-in definition that notices given a callbackUrl but no definition use. */
+  private String callbackDefinition = "callback";
+
+  /** Retry schedule of the built-in callback definition when it is first created. */
+  private String callbackRetry = "exponential(base=10s, factor=2, cap=1h)";
+
+  /** Attempts of the built-in callback definition when it is first created; -1 for unlimited. */
+  private int callbackMaxAttempts = 10;
+
+  /** The Retry-After sent with 503 when Herald refuses new notices (back-pressure) or the database is down. */
+  private Duration retryAfter = Duration.ofSeconds(5);
+
+  public Path getDataDir() {
+    return dataDir;
+  }
+
+  public void setDataDir(Path dataDir) {
+    this.dataDir = dataDir;
+  }
+
+  public int getMaxBatch() {
+    return maxBatch;
+  }
+
+  public void setMaxBatch(int maxBatch) {
+    this.maxBatch = maxBatch;
+  }
+
+  public DataSize getMaxRequestSize() {
+    return maxRequestSize;
+  }
+
+  public void setMaxRequestSize(DataSize maxRequestSize) {
+    this.maxRequestSize = maxRequestSize;
+  }
+
+  public String getBootstrapAdminToken() {
+    return bootstrapAdminToken;
+  }
+
+  public void setBootstrapAdminToken(String bootstrapAdminToken) {
+    this.bootstrapAdminToken = bootstrapAdminToken;
+  }
+
+  public boolean isCreateInitialToken() {
+    return createInitialToken;
+  }
+
+  public void setCreateInitialToken(boolean createInitialToken) {
+    this.createInitialToken = createInitialToken;
+  }
+
+  public String getCallbackDefinition() {
+    return callbackDefinition;
+  }
+
+  public void setCallbackDefinition(String callbackDefinition) {
+    this.callbackDefinition = callbackDefinition;
+  }
+
+  public String getCallbackRetry() {
+    return callbackRetry;
+  }
+
+  public void setCallbackRetry(String callbackRetry) {
+    this.callbackRetry = callbackRetry;
+  }
+
+  public int getCallbackMaxAttempts() {
+    return callbackMaxAttempts;
+  }
+
+  public void setCallbackMaxAttempts(int callbackMaxAttempts) {
+    this.callbackMaxAttempts = callbackMaxAttempts;
+  }
+
+  public Duration getRetryAfter() {
+    return retryAfter;
+  }
+
+  public void setRetryAfter(Duration retryAfter) {
+    this.retryAfter = retryAfter;
+  }
+}
