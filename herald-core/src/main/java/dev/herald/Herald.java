@@ -510,6 +510,12 @@ public final class Herald implements AutoCloseable {
           config.addDataSourceProperty("socketTimeout", "60000"); // milliseconds
         }
       }
+      // Herald writes history and attempt rows in JDBC batches; pgjdbc sends a batch of INSERTs as
+      // multi-row statements only when asked, which cuts the database's work per delivery by about a
+      // third (herald-bench). The store reads update counts only of UPDATE and DELETE batches.
+      if (jdbcUrl.startsWith("jdbc:postgresql:") && !jdbcUrl.contains("reWriteBatchedInserts")) {
+        config.addDataSourceProperty("reWriteBatchedInserts", "true");
+      }
       poolTuning.accept(config);
       try {
         return new com.zaxxer.hikari.HikariDataSource(config);

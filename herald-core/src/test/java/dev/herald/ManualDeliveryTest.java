@@ -93,6 +93,15 @@ class ManualDeliveryTest {
   }
 
   @Test
+  void fireTimesAreWholeMillisecondsRoundedUpSoANoticeNeverFiresEarly() {
+    Instant asked = clock.instant().plusNanos(1_500_000);
+    Notice n = herald.enqueue(NoticeRequest.of("ok", "{}").fireAt(asked));
+    assertThat(n.fireAt()).isEqualTo(clock.instant().plusMillis(2));
+    assertThat(runner.advanceAndRun(Duration.ofMillis(1))).isZero();
+    assertThat(runner.advanceAndRun(Duration.ofMillis(1))).isEqualTo(1);
+  }
+
+  @Test
   void futureNoticeWaitsForItsFireTime() {
     Notice n = herald.enqueue(NoticeRequest.of("ok", "{}").delay(Duration.ofMinutes(30)));
     assertThat(runner.runDue()).isZero();

@@ -182,7 +182,9 @@ public final class DeliveryEngine {
     }
     state = State.STOPPING;
     long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
-    pollerThread.interrupt();
+    // No interrupts: one landing inside JDBC makes H2 close its file (ClosedByInterruptException),
+    // shutting the whole database. The loops see the state change and end by themselves.
+    requestPoll();
     timer.wakeUp();
     join(pollerThread);
     join(timerThread);
@@ -200,11 +202,23 @@ public final class DeliveryEngine {
     }
     writer.stop(Math.max(0, deadline - System.nanoTime()));
     join(writerThread);
-    scheduler.shutdownNow();
-    heartbeatThread.shutdownNow();
+    stopGently(scheduler);
+    stopGently(heartbeatThread);
     channels.closeAll();
     state = State.STOPPED;
     log.info("Herald node {} stopped; released {} unstarted notice(s)", settings.nodeId(), unstarted.size());
+  }
+
+  /** Lets a running housekeeping step or renewal finish (it checks the state), then stops the executor. */
+  private static void stopGently(ScheduledExecutorService executor) {
+    executor.shutdown();
+    try {
+      if (!executor.awaitTermination(10, TimeUnit.SECONDS)) {
+        executor.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void join(Thread t) {
@@ -312,7 +326,7 @@ public final class DeliveryEngine {
       return Set.of();
     }
     try {
-      return store.renewLeases(settings.nodeId(), ids, clock.instant().plus(settings.lease()));
+      return store.stillLeased(settings.nodeId(), ids);
     } catch (RuntimeException ex) {
       listeners.onEngineError("confirm committed notices", ex);
       return Set.of();
@@ -413,7 +427,10 @@ public final class DeliveryEngine {
             timer.add(h); // released by close()
             continue;
           }
-          deliverySlots.acquire();
+          if (!acquireDeliverySlot()) {
+            timer.add(h); // stopping: released by close()
+            continue;
+          }
           awaitWriterCatchUp();
           dispatch(h).whenComplete((r, e) -> deliverySlots.release());
         }
@@ -424,6 +441,16 @@ public final class DeliveryEngine {
         log.error("Herald node {}: timer step failed", settings.nodeId(), e);
       }
     }
+  }
+
+  /** Waits for a free delivery slot while running; false if the engine stops meanwhile. */
+  private boolean acquireDeliverySlot() throws InterruptedException {
+    while (state == State.RUNNING) {
+      if (deliverySlots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

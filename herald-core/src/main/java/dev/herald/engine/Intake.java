@@ -60,8 +60,9 @@ final class Intake {
     if (r.delay() != null && r.delay().isNegative()) {
       throw new InvalidInputException(prefix + "delay", "must not be negative, was " + r.delay());
     }
-    Instant now = clock.instant();
-    Instant fireAt = r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now;
+    // Times are stored in whole milliseconds; round the fire time up so that a notice never fires early.
+    Instant now = Instant.ofEpochMilli(clock.millis());
+    Instant fireAt = ceilMillis(r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now);
     Notice n = new Notice(Ids.next(clock), r.definition(), r.payload(), r.description(), r.idempotencyKey(),
         NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null, r.target());
     return new NoticeRow(n, null, Instant.EPOCH, 1, 0, Shards.of(r.shardKey(), n.id()));
@@ -81,7 +82,12 @@ final class Intake {
     if (e.payload() == null && e.fireAt() == null && e.target() == null) {
       throw new InvalidInputException("edit", "changes nothing: give a payload, fireAt or target");
     }
-    return e;
+    return e.fireAt() == null ? e : new dev.herald.NoticeEdit(e.payload(), ceilMillis(e.fireAt()), e.target());
+  }
+
+  static Instant ceilMillis(Instant t) {
+    Instant floor = Instant.ofEpochMilli(t.toEpochMilli());
+    return floor.equals(t) ? t : floor.plusMillis(1);
   }
 
   private void checkPayload(String payload, String field) {

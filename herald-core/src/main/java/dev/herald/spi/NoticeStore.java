@@ -48,6 +48,9 @@ public interface NoticeStore {
   /** Extends the owner's leases; returns the ids it still owns. */
   Set<UUID> renewLeases(String owner, Collection<UUID> ids, Instant leaseUntil);
 
+  /** Which of {@code ids} are stored and leased by {@code owner} (a read: it changes nothing). */
+  Set<UUID> stillLeased(String owner, Collection<UUID> ids);
+
   /**
    * Frees every lease {@code owner} holds (a restarted node recovering its previous life's work).
    * Returns how many notices were freed.

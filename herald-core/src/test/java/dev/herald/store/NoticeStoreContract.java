@@ -596,6 +596,23 @@ public abstract class NoticeStoreContract {
   // ================================================================ leases
 
   @Test
+  void stillLeasedReadsWhichRowsTheOwnerHoldsAndChangesNothing() {
+    NoticeRow a = claimOne(insert(row()), "n1");
+    NoticeRow others = claimOne(insert(row()), "n2");
+    NoticeRow free = insert(row().due(T.plusSeconds(600)));
+    List<UUID> many = new java.util.ArrayList<>(List.of(a.id(), others.id(), free.id()));
+    for (int i = 0; i < 600; i++) {
+      many.add(UUID.randomUUID()); // more than one chunk of ids
+    }
+
+    assertThat(store.stillLeased("n1", many)).containsExactly(a.id());
+    assertThat(store.stillLeased("n2", List.of(a.id(), others.id()))).containsExactly(others.id());
+    assertThat(store.stillLeased("n1", List.of())).isEmpty();
+    assertThat(store.find(a.id())).contains(a);
+    assertThat(store.find(others.id())).contains(others);
+  }
+
+  @Test
   void renewLeasesExtendsOnlyTheOwnersInFlightRows() {
     NoticeRow a = claimOne(insert(row()), "n1");
     NoticeRow b = claimOne(insert(row()), "n1");

@@ -42,7 +42,7 @@ class PostgresNoticeStoreTest extends ClusterStoreContract {
       String schema = freshName();
       String admin = TestDatabases.postgresUrl(server.getPort(), null);
       TestDatabases.create(admin, "postgres", "", "CREATE SCHEMA " + schema);
-      pool = TestDatabases.pool(TestDatabases.postgresUrl(server.getPort(), schema), "postgres", "",
+      pool = TestDatabases.pool(TestDatabases.postgresUrl(server.getPort(), schema) + "&reWriteBatchedInserts=true", "postgres", "",
           TestDatabases.POSTGRES_SESSION_ZONE, 16);
     }
     return pool;

@@ -97,7 +97,7 @@ class NoticesController {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(errors);
     }
-    Instant start = herald.clock().instant();
+    Instant start = Instant.ofEpochMilli(herald.clock().millis()); // Herald stores whole milliseconds
     List<Notice> notices;
     try {
       notices = herald.enqueueAll(requests);

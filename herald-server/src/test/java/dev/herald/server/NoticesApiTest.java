@@ -66,7 +66,8 @@ class NoticesApiTest extends ServerTest {
       assertThat(edited.status()).as(edited.toString()).isEqualTo(200);
       assertThat(edited.json().get("succeeded").asInt()).isEqualTo(2);
       assertThat(edited.json().get("results").get(0).get("notice").get("fireAt").asString())
-          .isEqualTo(fireAt.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
+          .as("stored in whole milliseconds, rounded up so that it never fires early")
+          .isEqualTo(ceilMillis(fireAt).toString());
 
       TestServer.Resp cancelled = admin.post("/api/v1/notices/cancel", "{\"ids\": [\"%s\"]}".formatted(ids.get(1)));
       assertThat(cancelled.json().get("results").get(0).get("status").asInt()).isEqualTo(200);
@@ -219,5 +220,10 @@ class NoticesApiTest extends ServerTest {
       assertThat(recovered.json().get("recovered").asInt()).isEqualTo(1);
       awaitStatus(dead, "SUCCEEDED", Duration.ofSeconds(10));
     }
+  }
+
+  private static Instant ceilMillis(Instant t) {
+    Instant floor = t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    return floor.equals(t) ? t : floor.plusMillis(1);
   }
 }

@@ -418,6 +418,33 @@ public final class JdbcNoticeStore implements NoticeStore {
   }
 
   @Override
+  public Set<UUID> stillLeased(String owner, Collection<UUID> ids) {
+    if (ids.isEmpty()) {
+      return Set.of();
+    }
+    return inTransaction("check leases", c -> {
+      Set<UUID> leased = new HashSet<>();
+      List<UUID> all = new ArrayList<>(ids);
+      for (int from = 0; from < all.size(); from += 500) {
+        List<UUID> chunk = all.subList(from, Math.min(all.size(), from + 500));
+        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM herald_notice WHERE owner = ?"
+            + " AND status = 'IN_FLIGHT' AND id IN (" + placeholders(chunk.size()) + ")")) {
+          ps.setString(1, owner);
+          for (int i = 0; i < chunk.size(); i++) {
+            dialect.setId(ps, i + 2, chunk.get(i));
+          }
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              leased.add(dialect.getId(rs, "id"));
+            }
+          }
+        }
+      }
+      return leased;
+    });
+  }
+
+  @Override
   public int releaseAll(String owner, Instant now) {
     return inTransaction("release leases of " + owner, c -> {
       beginReadCommitted(c);
