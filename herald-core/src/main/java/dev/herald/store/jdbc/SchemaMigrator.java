@@ -17,25 +17,43 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies the versioned scripts in {@code db/herald/<dialect>/} (listed, in order, in its {@code
- * migrations.txt}) that the database has not seen, each in its own transaction, recording them in
- * {@code herald_schema_version}. Scripts are never edited once released: a change is a new script.
+ * Applies the versioned scripts in {@code <root>/<dialect>/} (listed, in order, in its {@code
+ * migrations.txt}) that the database has not seen, each in its own transaction, recording them in a
+ * version table ({@code herald_schema_version} for Herald's own). Nodes starting together take the
+ * dialect's migration lock, so one migrates and the others find it done. Scripts are never edited
+ * once released: a change is a new script. Modules with tables of their own (the server) reuse it.
  */
-final class SchemaMigrator {
+public final class SchemaMigrator {
   private static final Logger log = LoggerFactory.getLogger(SchemaMigrator.class);
 
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Clock clock;
+  private final String root;
+  private final String versionTable;
 
   SchemaMigrator(DataSource dataSource, Dialect dialect, Clock clock) {
+    this(dataSource, dialect, clock, "db/herald", "herald_schema_version");
+  }
+
+  private SchemaMigrator(DataSource dataSource, Dialect dialect, Clock clock, String root, String versionTable) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.clock = clock;
+    this.root = root;
+    this.versionTable = versionTable;
+  }
+
+  /**
+   * Migrates another set of tables the same way: scripts under {@code root/<dialect>/} (e.g. {@code
+   * db/herald-server/postgresql/}), applied versions recorded in {@code versionTable}.
+   */
+  public static void migrate(DataSource dataSource, Clock clock, String root, String versionTable) {
+    new SchemaMigrator(dataSource, Dialect.detect(dataSource), clock, root, versionTable).migrate();
   }
 
   void migrate() {
-    String folder = "db/herald/" + dialect.name() + "/";
+    String folder = root + "/" + dialect.name() + "/";
     List<String> scripts = lines(read(folder + "migrations.txt"));
     try (Connection c = dataSource.getConnection()) {
       boolean auto = c.getAutoCommit();
@@ -64,24 +82,25 @@ final class SchemaMigrator {
   private void migrate(Connection c, String folder, List<String> scripts) throws SQLException {
     try (Statement st = c.createStatement()) {
       st.execute(
-          "CREATE TABLE IF NOT EXISTS herald_schema_version ("
+          "CREATE TABLE IF NOT EXISTS " + versionTable + " ("
               + "version INT NOT NULL PRIMARY KEY, script VARCHAR(200) NOT NULL, applied_at BIGINT NOT NULL)");
     }
     c.commit();
-    int current = currentVersion(c);
+    int current = currentVersion(c, versionTable);
     for (String script : scripts) {
       int version = versionOf(script);
       if (version <= current) {
         continue;
       }
-      log.info("Herald schema: applying {} ({})", script, dialect.name());
+      log.info("Herald schema: applying {}{} ({})", folder.startsWith("db/herald/") ? "" : root + " ", script,
+          dialect.name());
       try (Statement st = c.createStatement()) {
         for (String sql : statements(read(folder + script))) {
           st.execute(sql);
         }
       }
       try (PreparedStatement ps =
-          c.prepareStatement("INSERT INTO herald_schema_version (version, script, applied_at) VALUES (?, ?, ?)")) {
+          c.prepareStatement("INSERT INTO " + versionTable + " (version, script, applied_at) VALUES (?, ?, ?)")) {
         ps.setInt(1, version);
         ps.setString(2, script);
         ps.setLong(3, clock.millis());
@@ -109,9 +128,9 @@ final class SchemaMigrator {
     }
   }
 
-  private static int currentVersion(Connection c) throws SQLException {
+  private static int currentVersion(Connection c, String versionTable) throws SQLException {
     try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT COALESCE(MAX(version), 0) FROM herald_schema_version")) {
+        ResultSet rs = st.executeQuery("SELECT COALESCE(MAX(version), 0) FROM " + versionTable)) {
       rs.next();
       return rs.getInt(1);
     }
