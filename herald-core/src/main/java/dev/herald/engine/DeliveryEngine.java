@@ -466,7 +466,7 @@ public final class DeliveryEngine {
   /**
    * Holds new attempts while more than a batch of outcomes waits to be written. An attempt whose
    * outcome is not yet committed is delivered again after a crash, so this bounds the repeats a
-   * crash can cause to about {@code maxConcurrentDeliveries + writeBatch}.
+   * crash can cause to about {@code maxConcurrentDeliveries} plus three batches (two being written, one waiting).
    */
   private void awaitWriterCatchUp() {
     while (writer.backlog() > settings.writeBatch() && state == State.RUNNING) {
