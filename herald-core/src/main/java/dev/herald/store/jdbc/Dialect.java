@@ -61,6 +61,15 @@ public interface Dialect {
   }
 
   /** Text as the database can store it (PostgreSQL refuses the NUL character). */
+  /**
+   * Whether finished notices are archived in one set-based statement (delete the live rows and
+   * insert their history rows from what was deleted) instead of two batches that send every payload
+   * back. Needs arrays and data-modifying CTEs.
+   */
+  default boolean archivesSetBased() {
+    return false;
+  }
+
   default String text(String value) {
     return value;
   }

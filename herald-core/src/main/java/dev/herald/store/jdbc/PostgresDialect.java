@@ -63,4 +63,9 @@ public final class PostgresDialect implements Dialect {
       ps.executeQuery().close();
     }
   }
+
+  @Override
+  public boolean archivesSetBased() {
+    return true;
+  }
 }
