@@ -1,5 +1,7 @@
 package dev.herald.cluster;
 
+import dev.herald.testsupport.ClassPathSnapshot;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -8,14 +10,12 @@ import dev.herald.Herald;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -337,7 +337,7 @@ abstract class ClusterHarness {
     args.putAll(options);
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", childClassPath, "-Xmx256m", "-XX:TieredStopAtLevel=1",
+        "-cp", classPath.classPath(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
         "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
         ClusterNode.class.getName()));
     args.forEach((k, v) -> command.add(k + "=" + v));
@@ -387,76 +387,22 @@ abstract class ClusterHarness {
 
   // ------------------------------------------------------------------ the children's class path
 
-  private static String childClassPath;
-  private static Path classesSnapshot;
+  private static ClassPathSnapshot classPath;
 
   /** Copies target/classes and target/test-classes once: a build running alongside may rewrite them. */
   @BeforeAll
   static void snapshotClassPath() throws Exception {
-    if (childClassPath != null) {
-      return;
-    }
-    classesSnapshot = Files.createTempDirectory("cluster-classes");
-    String[] entries = System.getProperty("java.class.path").split(File.pathSeparator);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      List<String> out = new ArrayList<>();
-      boolean complete = true;
-      for (int k = 0; k < entries.length; k++) {
-        Path p = Path.of(entries[k]);
-        if (!Files.isDirectory(p)) {
-          out.add(entries[k]);
-          continue;
-        }
-        Path copy = classesSnapshot.resolve(Integer.toString(k));
-        try {
-          copyTree(p, copy);
-        } catch (IOException | UncheckedIOException e) {
-          complete = false;
-        }
-        out.add(copy.toString());
-      }
-      if (complete && onClassPath(out, ClusterNode.class) && onClassPath(out, Herald.class)) {
-        childClassPath = String.join(File.pathSeparator, out);
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        fail("cannot snapshot the test class path %s", System.getProperty("java.class.path"));
-      }
-      Thread.sleep(500);
+    if (classPath == null) {
+      classPath = ClassPathSnapshot.take("cluster-classes", ClusterNode.class, Herald.class);
     }
   }
 
   @AfterAll
   static void deleteClassPathSnapshot() throws IOException {
-    if (classesSnapshot != null) {
-      try (Stream<Path> files = Files.walk(classesSnapshot)) {
-        for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-          Files.deleteIfExists(f);
-        }
-      }
-      classesSnapshot = null;
-      childClassPath = null;
+    if (classPath != null) {
+      classPath.delete();
+      classPath = null;
     }
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> files = Files.walk(from)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        Path target = to.resolve(from.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(target);
-        } else {
-          Files.createDirectories(target.getParent());
-          Files.copy(f, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-  }
-
-  private static boolean onClassPath(List<String> entries, Class<?> type) {
-    String file = type.getName().replace('.', File.separatorChar) + ".class";
-    return entries.stream().anyMatch(e -> Files.isRegularFile(Path.of(e).resolve(file)));
   }
 
   static Map<String, String> with(Map<String, String> base, String... more) {

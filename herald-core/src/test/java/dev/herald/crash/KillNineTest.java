@@ -1,20 +1,18 @@
 package dev.herald.crash;
 
+import dev.herald.testsupport.ClassPathSnapshot;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -25,7 +23,6 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -346,82 +343,24 @@ class KillNineTest {
     }
   }
 
-  /** The child JVMs' class path; see {@link #snapshotClassPath()}. */
-  private static String childClassPath;
-  private static Path classesSnapshot;
+  /** The child JVMs' class path, copied once: a build running alongside may recompile target/classes. */
+  private static ClassPathSnapshot classPath;
 
-  /**
-   * Copies the directories of the test class path (target/classes, target/test-classes) once: a
-   * build running alongside may recompile them while a child JVM is loading its classes.
-   */
   @BeforeAll
   static void snapshotClassPath() throws Exception {
-    classesSnapshot = Files.createTempDirectory("kill-nine-classes");
-    String[] entries = System.getProperty("java.class.path").split(File.pathSeparator);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      List<String> out = new ArrayList<>();
-      boolean complete = true;
-      for (int k = 0; k < entries.length; k++) {
-        Path p = Path.of(entries[k]);
-        if (!Files.isDirectory(p)) {
-          out.add(entries[k]);
-          continue;
-        }
-        Path copy = classesSnapshot.resolve(Integer.toString(k));
-        try {
-          copyTree(p, copy);
-        } catch (IOException | UncheckedIOException e) {
-          complete = false; // rewritten while copying
-        }
-        out.add(copy.toString());
-      }
-      String cp = String.join(File.pathSeparator, out);
-      if (complete && onClassPath(out, CrashNode.class) && onClassPath(out, dev.herald.Herald.class)) {
-        childClassPath = cp;
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        fail("cannot snapshot the test class path %s (classes missing: being recompiled?)",
-            System.getProperty("java.class.path"));
-      }
-      Thread.sleep(500);
-    }
+    classPath = ClassPathSnapshot.take("kill-nine-classes", CrashNode.class, dev.herald.Herald.class);
   }
 
   @AfterAll
   static void deleteClassPathSnapshot() throws IOException {
-    if (classesSnapshot != null) {
-      try (Stream<Path> files = Files.walk(classesSnapshot)) {
-        for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-          Files.deleteIfExists(f);
-        }
-      }
+    if (classPath != null) {
+      classPath.delete();
     }
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> files = Files.walk(from)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        Path target = to.resolve(from.relativize(f).toString());
-        if (Files.isDirectory(f)) {
-          Files.createDirectories(target);
-        } else {
-          Files.createDirectories(target.getParent());
-          Files.copy(f, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-  }
-
-  private static boolean onClassPath(List<String> entries, Class<?> type) {
-    String file = type.getName().replace('.', File.separatorChar) + ".class";
-    return entries.stream().anyMatch(e -> Files.isRegularFile(Path.of(e).resolve(file)));
   }
 
   private Node start(String name, String nodeId, String mode, int count, long delayMs) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = List.of(java, "-cp", childClassPath,
+    List<String> command = List.of(java, "-cp", classPath.classPath(),
         "-Dorg.slf4j.simpleLogger.showDateTime=true",
         CrashNode.class.getName(), dir.resolve("herald").toString(), logFile().toString(), nodeId, mode,
         Integer.toString(count), Long.toString(delayMs));
