@@ -144,11 +144,12 @@ public final class Herald implements AutoCloseable {
    * exception is rethrown (checked ones wrapped in {@link HeraldException}).
    */
   public <T> T inTransaction(TransactionWork<T> work) {
+    NoticeTransaction tx;
+    T result;
     try (Connection c = dataSource.getConnection()) {
       boolean auto = c.getAutoCommit();
       c.setAutoCommit(false);
-      NoticeTransaction tx = join(c);
-      T result;
+      tx = join(c);
       try {
         result = work.run(tx);
         c.commit();
@@ -169,11 +170,13 @@ public final class Herald implements AutoCloseable {
       } finally {
         restoreAutoCommit(c, auto);
       }
-      tx.afterCommit();
-      return result;
     } catch (SQLException e) {
       throw new StoreException("cannot run transaction: " + e.getMessage(), e);
     }
+    // After the connection is back in the pool: the after-commit step borrows one of its own, and
+    // holding two per caller would starve a small pool under concurrent enqueuers.
+    tx.afterCommit();
+    return result;
   }
 
   /**
@@ -236,7 +239,7 @@ public final class Herald implements AutoCloseable {
     private String nodeId;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lookAhead = Duration.ofSeconds(5);
-    private Duration lease = Duration.ofSeconds(30);
+    private Duration nodeTimeout = Duration.ofSeconds(2);
     private int claimBatch = 500;
     private int maxHeld = 10_000;
     private int maxConcurrentDeliveries = 64;
@@ -336,9 +339,10 @@ public final class Herald implements AutoCloseable {
     }
 
     /**
-     * This node's name in leases; unique among running nodes. Default: {@code embedded} on the
-     * embedded H2 file (one process at a time), otherwise host name and process id. A node restarted
-     * with the same id takes back its leases at once; others wait for them to expire.
+     * This node's name; unique among running nodes. Default: {@code embedded} on the embedded H2
+     * file (one process at a time), otherwise host name and process id. A node restarted with the
+     * same id takes back what it held at once; otherwise other nodes take it over once the dead
+     * node's heartbeat is {@link #nodeTimeout older than the node timeout}.
      */
     public Builder nodeId(String id) {
       this.nodeId = id;
@@ -355,8 +359,22 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a node may go without a heartbeat before other nodes take over its notices (default
+     * 2 s; it beats every quarter of this). A node that cannot beat for three quarters of it starts
+     * no new attempt, so that it never delivers what another node has taken over.
+     */
+    /**
+     * No longer used: a node now holds its notices while its heartbeat is fresh (see {@link
+     * #nodeTimeout}). Kept for one release so that existing code compiles; it changes nothing.
+     */
+    @Deprecated(forRemoval = true)
     public Builder lease(Duration d) {
-      this.lease = d;
+      return this;
+    }
+
+    public Builder nodeTimeout(Duration d) {
+      this.nodeTimeout = d;
       return this;
     }
 
@@ -438,9 +456,9 @@ public final class Herald implements AutoCloseable {
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
-      // then takes back its own leases at once instead of waiting for them to expire.
+      // then takes back what it held at once.
       String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : defaultNodeId();
-      EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, lease, claimBatch, maxHeld,
+      EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
           maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
           maxBacklog);

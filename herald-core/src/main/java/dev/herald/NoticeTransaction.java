@@ -9,7 +9,7 @@ import java.util.List;
  * Notices written in a transaction that the caller controls. Enqueue with the caller's connection;
  * after the caller commits, call {@link #afterCommit()} and the notices fire at once from memory;
  * after a rollback, call {@link #afterRollback()}. If neither is called (a crash), committed notices
- * are still delivered: by the next poll, or after their lease expires.
+ * are still delivered: by the next poll, or once their short provisional hold (the node timeout) ends.
  *
  * <p>Not thread-safe: one transaction, one thread, like the connection itself.
  */
@@ -48,7 +48,10 @@ public final class NoticeTransaction {
     return batch.stream().map(DeliveryEngine.Enqueued::notice).toList();
   }
 
-  /** Tells Herald the transaction committed: its notices are delivered now (or at their fire time). */
+  /**
+   * Tells Herald the transaction committed: its notices are delivered now (or at their fire time).
+   * Never throws: what cannot be fired from memory is delivered by the poll.
+   */
   public void afterCommit() {
     if (!ended) {
       ended = true;

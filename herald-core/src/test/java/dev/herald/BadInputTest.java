@@ -138,10 +138,10 @@ class BadInputTest {
 
   @Test
   void badEngineSettingsNameTheSetting() {
-    assertThatThrownBy(() -> Herald.builder().h2File(dir.resolve("other")).lookAhead(Duration.ofSeconds(20)).build())
+    assertThatThrownBy(() -> Herald.builder().h2File(dir.resolve("other")).nodeTimeout(Duration.ofMillis(50)).build())
         .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-          assertThat(e.field()).isEqualTo("lease");
-          assertThat(e.reason()).contains("at least twice lookAhead");
+          assertThat(e.field()).isEqualTo("nodeTimeout");
+          assertThat(e.reason()).contains("at least 200 ms");
         });
     assertThatThrownBy(() -> Herald.builder().h2File(dir.resolve("other")).maxHeld(0).build())
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("maxHeld"));

@@ -48,8 +48,6 @@ final class Systems {
   static Herald herald(Options o, BenchDb db, DataSource ds, Setup setup, NoticeHandler handler,
       HeraldListener listener) {
     Duration lookAhead = Duration.ofMillis(o.lookAheadMillis);
-    Duration lease = Duration.ofSeconds(30).compareTo(lookAhead.multipliedBy(2)) >= 0
-        ? Duration.ofSeconds(30) : lookAhead.multipliedBy(2);
     try {
       Herald.Builder b = Herald.builder();
       if (setup.channel() != null) {
@@ -67,7 +65,6 @@ final class Systems {
           .maxHeld(o.maxHeld)
           .pollInterval(Duration.ofMillis(o.pollMillis))
           .lookAhead(lookAhead)
-          .lease(lease)
           .housekeepingInterval(Duration.ofHours(1))
           .build();
     } catch (RuntimeException e) {

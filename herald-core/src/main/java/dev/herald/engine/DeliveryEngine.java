@@ -51,6 +51,12 @@ public final class DeliveryEngine {
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
   /** Longest wait between claims while the database fails (unless the poll interval is longer). */
   private static final long MAX_POLL_BACKOFF_MS = 5_000;
+  /**
+   * Suffix of the owner written on notices pre-claimed in a caller's transaction. No node row
+   * carries it, so such a notice is anybody's once its short lease runs out: a caller that never
+   * reports its commit cannot leave it held by a live node forever. {@link #committed} adopts it.
+   */
+  static final String PROVISIONAL = "*";
 
   private enum State { NEW, RUNNING, STOPPING, STOPPED }
 
@@ -70,8 +76,9 @@ public final class DeliveryEngine {
   private final DefinitionCache definitions;
   private final Intake intake;
   private final DueTimer timer = new DueTimer();
-  private final Map<UUID, HeldNotice> delivering = new ConcurrentHashMap<>();
   private final Semaphore room;
+  private final Holdings holdings;
+  private final Liveness liveness;
   private final Semaphore deliverySlots;
   private final OutcomeWriter writer;
   private final ReceiverCircuits circuits;
@@ -109,16 +116,49 @@ public final class DeliveryEngine {
     this.definitions = new DefinitionCache(store, clock, this.channels);
     this.intake = new Intake(clock, definitions, settings.maxPayloadBytes());
     this.room = new Semaphore(settings.maxHeld());
+    this.holdings = new Holdings(timer, room);
+    this.liveness = new Liveness(store, clock, settings.nodeId(), settings.nodeTimeout());
     this.deliverySlots = new Semaphore(settings.maxConcurrentDeliveries());
-    this.writer = new OutcomeWriter(store, settings.writeBatch(), this::recorded, this.listeners);
+    this.writer = new OutcomeWriter(store, settings.writeBatch(), new OutcomeWriter.Callback() {
+      @Override
+      public void recorded(OutcomeWriter.Pending pending, boolean applied) {
+        DeliveryEngine.this.recorded(pending, applied);
+      }
+
+      @Override
+      public void batchRecorded(List<OutcomeWriter.Pending> applied) {
+        applyEarlyConfirmations(applied);
+      }
+    }, this.listeners);
     this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor());
     this.waiters = new OutcomeWaiters(clock);
     this.syncFirst = new SyncFirst(definitions, circuits, waiters, store, clock, this::isRunning);
     this.operations = new OperatorActions(store, definitions, intake, clock, this.listeners,
         new OperatorActions.HeldNotices() {
           @Override
-          public boolean takeBack(NoticeRow row) {
-            return takeBackFromTimer(row);
+          public Holdings.TakeBack takeBack(UUID id) {
+            return holdings.takeBack(id);
+          }
+
+          @Override
+          public void supersede(UUID id, long version) {
+            holdings.supersede(id, version, clock.millis());
+          }
+
+          @Override
+          public String owner() {
+            return liveness.token();
+          }
+
+          @Override
+          public boolean ownerAlive(String owner) {
+            return store.isAlive(owner, liveness.aliveSince(clock.millis()));
+          }
+
+          @Override
+          public java.time.Duration patience() {
+            // long enough for a running attempt to end and be recorded, and for a holder to see a revocation
+            return settings.deliveryTimeout().plus(settings.nodeTimeout().multipliedBy(2)).plusSeconds(1);
           }
 
           @Override
@@ -155,9 +195,17 @@ public final class DeliveryEngine {
       throw new IllegalStateException("engine already " + state.name().toLowerCase());
     }
     definitions.reload();
-    int recovered = store.releaseAll(settings.nodeId(), clock.instant());
+    liveness.register();
+    int recovered = 0;
+    for (String earlier : store.incarnations(settings.nodeId())) {
+      if (!earlier.equals(liveness.token())) {
+        recovered += store.releaseAll(earlier, clock.instant());
+        recovered += store.releaseAll(earlier + PROVISIONAL, clock.instant());
+        store.forgetNode(earlier);
+      }
+    }
     if (recovered > 0) {
-      log.info("Herald node {}: took back {} notice(s) leased before a restart", settings.nodeId(), recovered);
+      log.info("Herald node {}: took back {} notice(s) held before a restart", settings.nodeId(), recovered);
     }
     state = State.RUNNING;
     for (int i = 0; i < WRITERS; i++) {
@@ -167,7 +215,7 @@ public final class DeliveryEngine {
     pollerThread = Thread.ofPlatform().name("herald-poller").daemon().start(this::pollLoop);
     scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-housekeeping").daemon().factory());
     heartbeatThread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
-    long beat = Math.max(1, settings.lease().toMillis() / 3);
+    long beat = Math.max(1, settings.heartbeatInterval().toMillis());
     heartbeatThread.scheduleWithFixedDelay(this::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
     if (settings.maxBacklog() > 0) {
       long every = Math.max(100, settings.pollInterval().toMillis());
@@ -175,9 +223,9 @@ public final class DeliveryEngine {
     }
     long house = settings.housekeepingInterval().toMillis();
     scheduler.scheduleWithFixedDelay(this::housekeeping, house, house, TimeUnit.MILLISECONDS);
-    log.info("Herald node {} started: poll every {} ms, look-ahead {} ms, lease {} ms, up to {} held",
-        settings.nodeId(), settings.pollInterval().toMillis(), settings.lookAhead().toMillis(),
-        settings.lease().toMillis(), settings.maxHeld());
+    log.info("Herald node {} started as {}: poll every {} ms, look-ahead {} ms, node timeout {} ms, up to {} held",
+        settings.nodeId(), liveness.token(), settings.pollInterval().toMillis(), settings.lookAhead().toMillis(),
+        settings.nodeTimeout().toMillis(), settings.maxHeld());
   }
 
   /**
@@ -199,21 +247,32 @@ public final class DeliveryEngine {
     join(pollerThread);
     join(timerThread);
     Instant now = clock.instant();
-    List<HeldNotice> unstarted = timer.drain();
+    List<HeldNotice> unstarted = holdings.drainTimer();
+    List<Change> releases = new ArrayList<>();
     for (HeldNotice h : unstarted) {
-      writer.submit(new OutcomeWriter.Pending(h, Transitions.release(h.row, now), null));
+      releases.add(Transitions.release(h.row, now));
     }
-    while (!delivering.isEmpty() && System.nanoTime() < deadline) {
+    releaseQuietly(releases, "release unstarted notices at shutdown");
+    while (holdings.running() > 0 && System.nanoTime() < deadline) {
       pause(10);
     }
-    if (!delivering.isEmpty()) {
-      log.warn("Herald node {}: {} attempt(s) still running at shutdown; their leases will expire and they"
-          + " will be delivered again", settings.nodeId(), delivering.size());
-    }
+    int running = holdings.running();
     writer.stop(Math.max(0, deadline - System.nanoTime()));
     writerThreads.forEach(DeliveryEngine::join);
     stopGently(scheduler);
     stopGently(heartbeatThread);
+    if (running == 0) {
+      try {
+        store.releaseAll(liveness.token(), clock.instant()); // whatever a kept retry left behind
+        store.forgetNode(liveness.token()); // so that nothing waits for this node's timeout
+      } catch (RuntimeException e) {
+        log.warn("Herald node {}: could not sign off ({}); other nodes take over after the node timeout",
+            settings.nodeId(), e.getMessage());
+      }
+    } else {
+      log.warn("Herald node {}: {} attempt(s) still running at shutdown; other nodes deliver them again once"
+          + " this node's heartbeat is {} ms old", settings.nodeId(), running, settings.nodeTimeout().toMillis());
+    }
     channels.closeAll();
     state = State.STOPPED;
     log.info("Herald node {} stopped; released {} unstarted notice(s)", settings.nodeId(), unstarted.size());
@@ -236,6 +295,20 @@ public final class DeliveryEngine {
       t.join();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Writes releases directly (the writer may be gone); a failure leaves them to the node timeout. */
+  private void releaseQuietly(List<Change> releases, String what) {
+    if (releases.isEmpty()) {
+      return;
+    }
+    try {
+      store.apply(releases);
+    } catch (RuntimeException e) {
+      listeners.onEngineError(what, e);
+      log.warn("Herald node {}: cannot {} ({}); other nodes take them over after the node timeout",
+          settings.nodeId(), what, e.getMessage());
     }
   }
 
@@ -270,7 +343,7 @@ public final class DeliveryEngine {
         boolean reserve = track && isRunning() && !row.notice().nextAttemptAt().isAfter(horizon)
             && settings.handles(row.notice().definition(), row.shard()) && room.tryAcquire();
         NoticeRow toInsert = reserve
-            ? Intake.preclaimed(row, settings.nodeId(), clock.instant().plus(settings.lease()))
+            ? Intake.preclaimed(row, liveness.token() + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
             : row;
         out.add(new Enqueued(toInsert, true, reserve));
         InsertResult result = store.insert(connection, toInsert);
@@ -288,30 +361,23 @@ public final class DeliveryEngine {
     }
   }
 
-  /** The caller's transaction committed: fire what this engine leased, from memory. */
+  /**
+   * The caller's transaction committed: fire what this engine pre-claimed, from memory. Never
+   * throws: the caller's transaction has committed, and a notice this cannot fire at once is
+   * delivered by the poll.
+   */
   public void committed(List<Enqueued> written) {
-    long now = clock.millis();
-    long margin = Math.min(settings.lease().toMillis() / 2, 5_000);
     boolean wake = false;
-    Set<UUID> confirmed = confirmReserved(written);
-    for (Enqueued e : written) {
-      if (e.reserved() && !confirmed.contains(e.notice().id())) {
-        room.release(); // rolled back to a savepoint inside the committed transaction: it does not exist
-        continue;
-      }
-      if (e.created()) {
-        listeners.onEnqueued(e.notice());
-      }
-      if (!e.reserved()) {
-        wake |= e.created() && !e.notice().nextAttemptAt().isAfter(clock.instant().plus(settings.lookAhead()));
-        continue;
-      }
-      // A caller's transaction that outlived most of the lease leaves the notice to lease expiry,
-      // so that no other node can have taken it while this one fires it.
-      if (isRunning() && e.row().leaseUntil().toEpochMilli() - now > margin) {
-        timer.add(new HeldNotice(e.row(), definitions.require(e.notice().definition(), "definition")));
-      } else {
-        room.release();
+    Map<UUID, NoticeRow> adopted = Map.of();
+    try {
+      adopted = adopt(written);
+    } finally {
+      for (Enqueued e : written) {
+        try {
+          wake |= committedOne(e, adopted.get(e.notice().id()));
+        } catch (Throwable t) { // keep going: every reserved permit must come back
+          listeners.onEngineError("fire committed notice", t);
+        }
       }
     }
     if (wake && isRunning()) {
@@ -319,13 +385,35 @@ public final class DeliveryEngine {
     }
   }
 
+  /** Holds one committed notice; true if the poller should look for it instead. */
+  private boolean committedOne(Enqueued e, NoticeRow adopted) {
+    if (e.reserved() && adopted == null) {
+      room.release(); // rolled back to a savepoint, or its provisional hold ran out: the poll finds it
+      return e.created() && isRunning();
+    }
+    if (e.created()) {
+      listeners.onEnqueued(e.notice());
+    }
+    if (!e.reserved()) {
+      return e.created() && !e.notice().nextAttemptAt().isAfter(clock.instant().plus(settings.lookAhead()));
+    }
+    Optional<NoticeDefinition> def = definitions.find(e.notice().definition());
+    if (!isRunning() || def.isEmpty()) {
+      room.release();
+      releaseQuietly(List.of(Transitions.release(adopted, clock.instant())), "release a committed notice");
+    } else if (!holdings.add(new HeldNotice(adopted, def.get()))) { // gives the permit back
+      releaseQuietly(List.of(Transitions.release(adopted, clock.instant())), "release a committed notice");
+    }
+    return false;
+  }
+
   /**
-   * Reads back, in one round trip, which reserved notices really committed (a rollback to a
-   * savepoint inside the caller's transaction removes a row that the transaction still lists), and
-   * refreshes their leases. If the database cannot answer, none is fired from memory: the poll
-   * delivers them after their lease.
+   * Moves the reserved notices that really committed (a rollback to a savepoint inside the caller's
+   * transaction removes a row that the transaction still lists) from their provisional owner to
+   * this node, in one round trip. If the database cannot answer, none is fired from memory: the
+   * poll delivers them once their provisional hold runs out.
    */
-  private Set<UUID> confirmReserved(List<Enqueued> written) {
+  private Map<UUID, NoticeRow> adopt(List<Enqueued> written) {
     List<UUID> ids = new ArrayList<>();
     for (Enqueued e : written) {
       if (e.reserved()) {
@@ -333,14 +421,24 @@ public final class DeliveryEngine {
       }
     }
     if (ids.isEmpty() || !isRunning()) {
-      return Set.of();
+      return Map.of();
     }
+    String owner = liveness.token();
+    Set<UUID> moved;
     try {
-      return store.stillLeased(settings.nodeId(), ids);
+      moved = store.adopt(owner + PROVISIONAL, owner, ids);
     } catch (RuntimeException ex) {
-      listeners.onEngineError("confirm committed notices", ex);
-      return Set.of();
+      listeners.onEngineError("adopt committed notices", ex);
+      return Map.of();
     }
+    Map<UUID, NoticeRow> out = new java.util.HashMap<>();
+    for (Enqueued e : written) {
+      if (e.reserved() && moved.contains(e.notice().id())) {
+        NoticeRow r = e.row();
+        out.put(r.id(), r.next(r.notice(), owner, r.leaseUntil()));
+      }
+    }
+    return out;
   }
 
   /** The caller's transaction rolled back: nothing of it will be delivered. */
@@ -406,23 +504,28 @@ public final class DeliveryEngine {
     }
     List<NoticeRow> rows;
     try {
-      rows = store.claim(new Claim(settings.nodeId(), now, horizon, now.plus(settings.lease()), limit,
-          settings.definitions(), settings.shards()));
-    } catch (RuntimeException e) {
+      rows = store.claim(new Claim(liveness.token(), now, liveness.aliveSince(now.toEpochMilli()), horizon,
+          now.plus(settings.nodeTimeout()), limit, settings.definitions(), settings.shards()));
+    } catch (Throwable e) {
       room.release(limit);
       throw e;
     }
     room.release(limit - rows.size());
+    List<Change> giveBack = new ArrayList<>();
     for (NoticeRow row : rows) {
-      Optional<NoticeDefinition> def = definitions.find(row.notice().definition());
-      if (def.isPresent()) {
-        timer.add(new HeldNotice(row, def.get()));
-      } else {
-        HeldNotice orphan = new HeldNotice(row, null);
-        finish(orphan, DeliveryResult.fail("definition '" + row.notice().definition() + "' no longer exists"),
-            now, Duration.ZERO);
+      try {
+        // A notice whose definition was deleted is held too: its attempt fails it (DEAD) without a channel.
+        NoticeDefinition def = definitions.find(row.notice().definition()).orElse(null);
+        if (!holdings.add(new HeldNotice(row, def))) {
+          giveBack.add(Transitions.release(row, now)); // still held from an earlier claim, or reserved by an operator
+        }
+      } catch (Throwable t) { // every claimed row must end in memory or released, never leased and forgotten
+        room.release();
+        giveBack.add(Transitions.release(row, now));
+        listeners.onEngineError("hold claimed notice", t);
       }
     }
+    releaseQuietly(giveBack, "release notices this node cannot hold");
     return rows.size();
   }
 
@@ -433,23 +536,56 @@ public final class DeliveryEngine {
       try {
         timer.awaitDue(clock::millis, 1_000);
         for (HeldNotice h : timer.pollDue(clock.millis(), 1_000)) {
-          if (state != State.RUNNING) {
-            timer.add(h); // released by close()
-            continue;
-          }
-          if (!acquireDeliverySlot()) {
-            timer.add(h); // stopping: released by close()
-            continue;
-          }
-          awaitWriterCatchUp();
-          dispatch(h).whenComplete((r, e) -> deliverySlots.release());
+          fire(h);
         }
       } catch (InterruptedException e) {
         return;
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // an Error too: a dead timer thread would stop every delivery silently
         listeners.onEngineError("fire", e);
         log.error("Herald node {}: timer step failed", settings.nodeId(), e);
+        pause(10);
       }
+    }
+  }
+
+  /** Waits for a delivery slot and starts the attempt, unless the notice was taken back meanwhile. */
+  private void fire(HeldNotice h) throws InterruptedException {
+    if (state != State.RUNNING || !acquireDeliverySlot()) {
+      holdings.putBack(h); // released by close()
+      return;
+    }
+    boolean started = false;
+    try {
+      awaitWriterCatchUp();
+      long now = clock.millis();
+      if (!liveness.mayStart(h.owner(), now)) {
+        lostOrWait(h, now);
+      } else if (holdings.begin(h)) {
+        started = true;
+        dispatch(h).whenComplete((r, e) -> deliverySlots.release());
+      }
+    } finally {
+      if (!started) {
+        deliverySlots.release();
+      }
+    }
+  }
+
+  /**
+   * A notice this node may not start now: held under a lapsed incarnation (other nodes may have it:
+   * let it go without a write), or this node's last heartbeat is too old to be sure nobody else
+   * does (wait for the next beat, which either renews the claim or finds it lapsed).
+   */
+  private void lostOrWait(HeldNotice h, long now) {
+    if (!h.owner().equals(liveness.token())) {
+      if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.GONE)) {
+        holdings.done(h);
+      }
+      return;
+    }
+    HeldNotice later = new HeldNotice(h.row, h.definition, now + 50);
+    if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.RECORDING)) {
+      holdings.reschedule(h, later);
     }
   }
 
@@ -476,29 +612,15 @@ public final class DeliveryEngine {
 
   /** Starts one attempt; the returned future completes when its outcome is queued for writing. */
   private CompletableFuture<Void> dispatch(HeldNotice h) {
-    if (h.leaseUntilMillis <= clock.millis()) {
-      // The heartbeat could not renew it (database away): another node may own it now.
-      room.release();
-      log.warn("Herald node {}: lease of notice {} ran out before its time; leaving it to whoever claims it next",
-          settings.nodeId(), h.id());
-      return CompletableFuture.completedFuture(null);
-    }
-    if (delivering.putIfAbsent(h.id(), h) != null) {
-      room.release(); // still running from an older lease: its lease will lapse and the notice be claimed again
-      return CompletableFuture.completedFuture(null);
-    }
     Instant started = clock.instant();
     long t0 = System.nanoTime();
-    Channel channel = channels.get(h.definition.channel());
     CompletableFuture<DeliveryResult> attempt;
-    if (channel == null) {
-      attempt = CompletableFuture.completedFuture(
-          DeliveryResult.retry("no channel named '" + h.definition.channel() + "' on node " + settings.nodeId()));
+    if (confirmationOverdue(h)) {
+      attempt = CompletableFuture.completedFuture(null); // finish() turns it into DEAD without a delivery
     } else {
       try {
-        Delivery d = new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1);
-        attempt = channel.deliver(d).toCompletableFuture();
-      } catch (RuntimeException e) {
+        attempt = attempt(h).toCompletableFuture();
+      } catch (Throwable e) {
         attempt = CompletableFuture.failedFuture(e);
       }
     }
@@ -508,6 +630,26 @@ public final class DeliveryEngine {
           finish(h, resultOf(r, e), started, Duration.ofNanos(System.nanoTime() - t0));
           return null;
         });
+  }
+
+  /** The channel call, or a result that needs none (definition deleted, channel missing). */
+  private java.util.concurrent.CompletionStage<DeliveryResult> attempt(HeldNotice h) {
+    if (h.definition == null) {
+      return CompletableFuture.completedFuture(
+          DeliveryResult.fail("definition '" + h.row.notice().definition() + "' no longer exists"));
+    }
+    Channel channel = channels.get(h.definition.channel());
+    if (channel == null) {
+      return CompletableFuture.completedFuture(
+          DeliveryResult.retry("no channel named '" + h.definition.channel() + "' on node " + settings.nodeId()));
+    }
+    return channel.deliver(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1));
+  }
+
+  /** A confirm redelivery whose attempts are used up: the notice goes DEAD instead of being sent again. */
+  private static boolean confirmationOverdue(HeldNotice h) {
+    return h.definition != null && Transitions.wasDelivered(h.row)
+        && h.definition.attemptsExhausted(h.row.attemptsInBudget());
   }
 
   private DeliveryResult resultOf(DeliveryResult r, Throwable e) {
@@ -521,20 +663,55 @@ public final class DeliveryEngine {
     return DeliveryResult.retry(cause.getClass().getName() + ": " + cause.getMessage());
   }
 
+  /**
+   * Queues the attempt's outcome for writing. Never throws and never leaves the notice behind: if
+   * the outcome cannot even be computed, the notice is released as it was.
+   */
   private void finish(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
-    if (h.definition != null) {
-      circuits.record(SyncFirst.receiverOf(h.definition), result);
+    holdings.recording(h);
+    try {
+      if (h.definition != null && !confirmationOverdue(h)) {
+        circuits.record(SyncFirst.receiverOf(h.definition, h.row.notice().target()), result);
+      }
+      if (keepDeferralInMemory(h, result)) {
+        return;
+      }
+      writer.submit(pendingOutcome(h, result, started, took));
+    } catch (Throwable t) {
+      listeners.onEngineError("judge outcome of notice " + h.id(), t);
+      log.error("Herald node {}: cannot judge the outcome of notice {}; releasing it", settings.nodeId(), h.id(), t);
+      writer.submit(new OutcomeWriter.Pending(h, Transitions.release(h.row, clock.instant()), null));
     }
-    writer.submit(pendingOutcome(h, result, started, took));
+  }
+
+  /**
+   * A deferral (endpoint busy, circuit open) due within the look-ahead stays in memory as it is:
+   * no row is rewritten while a notice waits for its receiver, so database writes grow with
+   * deliveries, not with the backlog.
+   */
+  private boolean keepDeferralInMemory(HeldNotice h, DeliveryResult result) {
+    if (result.outcome() != DeliveryResult.Outcome.DEFER || !isRunning() || h.definition == null) {
+      return false;
+    }
+    long due = clock.millis() + Transitions.bounded(result.retryAfter()).toMillis();
+    if (due > clock.millis() + settings.lookAhead().toMillis()) {
+      return false;
+    }
+    holdings.reschedule(h, new HeldNotice(h.row, h.definition, due));
+    return true;
   }
 
   private OutcomeWriter.Pending pendingOutcome(HeldNotice h, DeliveryResult result, Instant started, Duration took) {
     Instant now = clock.instant();
     NoticeDefinition def = h.definition != null ? h.definition : orphanDefinition(h);
+    if (confirmationOverdue(h)) {
+      Transitions.AfterAttempt dead = Transitions.unconfirmed(h.row, def, now);
+      return new OutcomeWriter.Pending(h, dead.change(), dead.alert());
+    }
     Instant keepUntil = isRunning() ? now.plus(settings.lookAhead()) : null;
     Transitions.AfterAttempt after = Transitions.afterAttempt(
         new Transitions.AttemptFacts(h.row, def, result, started, took, settings.nodeId()),
-        now, keepUntil, now.plus(settings.lease()), random);
+        now, keepUntil, now.plus(settings.nodeTimeout()), random);
     return new OutcomeWriter.Pending(h, after.change(), after.alert());
   }
 
@@ -542,17 +719,30 @@ public final class DeliveryEngine {
     return NoticeDefinition.builder(h.row.notice().definition()).handler("-").maxAttempts(1).build();
   }
 
-  /** Called by the writer once a change is committed, or found stale. */
+  /**
+   * Called by the writer once a change is committed, or found stale. Memory is settled first (a
+   * kept retry back in the timer, or the notice let go), so that a listener that throws or blocks
+   * cannot leave it behind, nor an operator's cancel meanwhile be undone.
+   */
   private void recorded(OutcomeWriter.Pending p, boolean applied) {
     Change c = p.change();
     HeldNotice h = p.held();
+    boolean kept = applied && c.next().status() == NoticeStatus.IN_FLIGHT && h != null
+        && java.util.Objects.equals(h.owner(), c.next().owner());
     if (h != null) {
-      delivering.remove(h.id(), h);
+      if (kept && isRunning()) {
+        holdings.reschedule(h, new HeldNotice(c.next(), h.definition));
+      } else if (kept) {
+        // stopping: give the kept retry back rather than leave it held until the node timeout
+        HeldNotice next = new HeldNotice(c.next(), h.definition);
+        next.moveTo(HeldNotice.Stage.RECORDING);
+        holdings.replace(h, next);
+        writer.submit(new OutcomeWriter.Pending(next, Transitions.release(c.next(), clock.instant()), null));
+      } else {
+        holdings.done(h);
+      }
     }
     if (!applied) {
-      if (h != null) {
-        room.release();
-      }
       if (c.attempt() != null) {
         log.info("Herald node {}: outcome of notice {} attempt {} not recorded: the notice changed meanwhile",
             settings.nodeId(), c.expected().id(), c.attempt().number());
@@ -567,52 +757,91 @@ public final class DeliveryEngine {
     }
     if (next.status().isFinished()) {
       listeners.onFinished(next);
+      if (c.attempt() == null) {
+        waiters.recorded(next);
+      }
     }
     if (p.alert() != null) {
       listeners.onAlert(p.alert());
     }
-    boolean kept = next.status() == NoticeStatus.IN_FLIGHT && settings.nodeId().equals(c.next().owner());
-    if (h != null && kept && isRunning()) {
-      timer.add(new HeldNotice(c.next(), h.definition));
-    } else if (h != null && kept) {
-      // stopping: give the kept retry back rather than leave it leased until the lease runs out
-      writer.submit(new OutcomeWriter.Pending(new HeldNotice(c.next(), h.definition),
-          Transitions.release(c.next(), clock.instant()), null));
-    } else if (h != null) {
-      room.release();
+  }
+
+  /**
+   * Confirmations that arrived while their notices were being delivered: applied as soon as those
+   * deliveries are recorded as awaiting confirmation.
+   */
+  private void applyEarlyConfirmations(List<OutcomeWriter.Pending> applied) {
+    List<UUID> awaiting = new ArrayList<>();
+    for (OutcomeWriter.Pending p : applied) {
+      if (p.change().next().status() == NoticeStatus.AWAITING_CONFIRM) {
+        awaiting.add(p.change().next().id());
+      }
+    }
+    if (awaiting.isEmpty()) {
+      return;
+    }
+    for (UUID id : store.takeEarlyConfirmations(awaiting)) {
+      try {
+        operations.confirm(id);
+      } catch (RuntimeException e) {
+        listeners.onEngineError("apply the early confirmation of notice " + id, e);
+      }
     }
   }
 
-  // ================================================================ leases and housekeeping
+  // ================================================================ liveness and housekeeping
 
+  /**
+   * Proves this node alive, or finds that it lapsed (the database was away, or the process paused,
+   * longer than the node timeout) and drops what it held under the lapsed incarnation; then lets go
+   * of the notices operators on other nodes asked for. Catches everything: a scheduled task that
+   * throws never runs again.
+   */
   private void heartbeat() {
     try {
-      List<HeldNotice> held = timer.snapshot();
-      held.addAll(delivering.values());
-      if (held.isEmpty()) {
-        return;
+      if (!liveness.beat()) {
+        int dropped = holdings.dropUnstartedNotOwnedBy(liveness.token());
+        listeners.onEngineError("heartbeat", new dev.herald.HeraldException("node " + settings.nodeId()
+            + " missed its heartbeats for longer than the node timeout; other nodes may have taken over its"
+            + " notices; continuing as " + liveness.token() + " (" + dropped + " held notice(s) dropped)"));
+        log.warn("Herald node {}: heartbeat lapsed; continuing as {}, dropped {} held notice(s)",
+            settings.nodeId(), liveness.token(), dropped);
+        requestPoll();
       }
-      Set<UUID> ids = new HashSet<>();
-      held.forEach(h -> ids.add(h.id()));
-      Instant until = clock.instant().plus(settings.lease());
-      Set<UUID> kept = store.renewLeases(settings.nodeId(), ids, until);
-      for (HeldNotice h : held) {
-        if (kept.contains(h.id())) {
-          h.leaseUntilMillis = Math.max(h.leaseUntilMillis, until.toEpochMilli());
-        } else if (timer.remove(h.id()) != null) {
-          room.release(); // cancelled or taken over: do not fire it
-        }
-      }
-    } catch (RuntimeException e) {
-      listeners.onEngineError("renew leases", e);
-      log.warn("Herald node {}: lease renewal failed: {}", settings.nodeId(), e.getMessage());
+      revocations();
+    } catch (Throwable e) {
+      listeners.onEngineError("heartbeat", e);
+      log.warn("Herald node {}: heartbeat failed: {}", settings.nodeId(), e.toString());
     }
+  }
+
+  /** Lets go of the unstarted notices that operators on other nodes asked for; running ones wait for their outcome. */
+  private void revocations() {
+    List<UUID> asked = store.revocationsFor(liveness.token());
+    if (asked.isEmpty()) {
+      return;
+    }
+    List<Change> releases = new ArrayList<>();
+    List<UUID> answered = new ArrayList<>();
+    Instant now = clock.instant();
+    for (UUID id : asked) {
+      Holdings.Taken taken = holdings.take(id);
+      Holdings.TakeBack r = taken.result();
+      if (r == Holdings.TakeBack.TAKEN) {
+        releases.add(Transitions.release(taken.notice().row, now));
+      }
+      if (r != Holdings.TakeBack.BUSY) {
+        answered.add(id);
+      }
+    }
+    releaseQuietly(releases, "let go of revoked notices");
+    store.clearRevocations(answered);
   }
 
   private void countBacklog() {
     try {
       dueBacklog = store.countDue(clock.instant(), settings.maxBacklog() + 1);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       listeners.onEngineError("count backlog", e);
     }
   }
@@ -626,6 +855,8 @@ public final class DeliveryEngine {
     try {
       waiters.expire(Duration.ofHours(1).toMillis());
       definitions.reload();
+      store.forgetSilentNodes(clock.instant().minus(Duration.ofHours(1)));
+      store.purgeRequests(clock.instant().minus(Duration.ofDays(1)));
       Instant before = clock.instant().minus(settings.historyRetention());
       int purged;
       int total = 0;
@@ -636,7 +867,7 @@ public final class DeliveryEngine {
       if (total > 0) {
         log.info("Herald node {}: purged {} finished notice(s) older than {}", settings.nodeId(), total, before);
       }
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
       listeners.onEngineError("housekeeping", e);
       log.warn("Herald node {}: housekeeping failed: {}", settings.nodeId(), e.getMessage());
     }
@@ -696,7 +927,9 @@ public final class DeliveryEngine {
   }
 
   private OutcomeWriter.Pending runOne(HeldNotice h) {
-    if (h.definition == null) {
+    holdings.begin(h);
+    if (h.definition == null || confirmationOverdue(h)) {
+      holdings.recording(h);
       return pendingOutcome(h, DeliveryResult.fail("definition '" + h.row.notice().definition() + "' no longer exists"),
           clock.instant(), Duration.ZERO);
     }
@@ -721,23 +954,9 @@ public final class DeliveryEngine {
         throw new HeraldException("interrupted while delivering notice " + h.id(), e);
       }
     }
-    circuits.record(SyncFirst.receiverOf(h.definition), result);
+    holdings.recording(h);
+    circuits.record(SyncFirst.receiverOf(h.definition, h.row.notice().target()), result);
     return pendingOutcome(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
-  }
-
-  /** If this node holds the notice in its timer, takes it out; false if it is being delivered or held elsewhere. */
-  private boolean takeBackFromTimer(NoticeRow row) {
-    if (row.status() != NoticeStatus.IN_FLIGHT) {
-      return true;
-    }
-    if (!settings.nodeId().equals(row.owner())) {
-      return row.leaseUntil().isBefore(clock.instant()); // an expired lease is nobody's
-    }
-    if (timer.remove(row.id()) != null) {
-      room.release();
-      return true;
-    }
-    return !delivering.containsKey(row.id());
   }
 
   // ================================================================ waiting for outcomes, sync-first

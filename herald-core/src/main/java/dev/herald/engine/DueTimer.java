@@ -38,21 +38,27 @@ final class DueTimer {
     }
   }
 
-  /** Removes and returns the held notice, or null if it is not here. */
-  HeldNotice remove(UUID id) {
+  /** Removes and returns the held notice if it is {@code expected}, or null if that one is not here. */
+  HeldNotice remove(UUID id, HeldNotice expected) {
     lock.lock();
     try {
-      HeldNotice held = byId.remove(id);
-      if (held != null) {
-        queue.remove(held);
+      HeldNotice held = byId.get(id);
+      if (held != expected) {
+        return null;
       }
+      byId.remove(id);
+      queue.remove(held);
       return held;
     } finally {
       lock.unlock();
     }
   }
 
-  /** Removes and returns every notice due at or before {@code nowMillis}. */
+  /**
+   * Removes and returns every notice due at or before {@code nowMillis}, moved to {@link
+   * HeldNotice.Stage#WAITING} under the timer's lock, so that {@link #remove} and this never both
+   * miss a notice.
+   */
   List<HeldNotice> pollDue(long nowMillis, int max) {
     lock.lock();
     try {
@@ -60,6 +66,7 @@ final class DueTimer {
       while (due.size() < max && !queue.isEmpty() && queue.peek().dueMillis <= nowMillis) {
         HeldNotice h = queue.poll();
         byId.remove(h.id());
+        h.move(HeldNotice.Stage.TIMER, HeldNotice.Stage.WAITING);
         due.add(h);
       }
       return due;

@@ -9,7 +9,9 @@ import java.time.Duration;
  * @param nodeId this node's name in leases; a node restarted with the same id takes its old leases back at once
  * @param pollInterval how often to look for due notices that this node was not told about
  * @param lookAhead claim notices due this far ahead and fire them from memory on time
- * @param lease how long a claim holds; renewed every third of it while held
+ * @param nodeTimeout a node whose heartbeat is older than this is dead: other nodes take over its
+ *     notices, and it starts no attempt itself once this much time has passed since its last beat
+ *     (less a quarter, for clock skew); it beats every quarter of it
  * @param claimBatch most notices per claim query
  * @param maxHeld most notices held in memory (timer plus in flight plus awaiting write): flow control
  * @param maxConcurrentDeliveries most attempts running at once
@@ -30,7 +32,7 @@ public record EngineSettings(
     String nodeId,
     Duration pollInterval,
     Duration lookAhead,
-    Duration lease,
+    Duration nodeTimeout,
     int claimBatch,
     int maxHeld,
     int maxConcurrentDeliveries,
@@ -52,14 +54,14 @@ public record EngineSettings(
     }
     positive("pollInterval", pollInterval);
     positive("lookAhead", lookAhead);
-    positive("lease", lease);
+    positive("nodeTimeout", nodeTimeout);
+    if (nodeTimeout.toMillis() < 200) {
+      throw new InvalidInputException("nodeTimeout", "must be at least 200 ms, was " + nodeTimeout.toMillis() + " ms");
+    }
     positive("deliveryTimeout", deliveryTimeout);
     positive("shutdownTimeout", shutdownTimeout);
     positive("historyRetention", historyRetention);
     positive("housekeepingInterval", housekeepingInterval);
-    if (lease.compareTo(lookAhead.multipliedBy(2)) < 0) {
-      throw new InvalidInputException("lease", "must be at least twice lookAhead (" + lookAhead + "), was " + lease);
-    }
     atLeastOne("claimBatch", claimBatch);
     atLeastOne("maxHeld", maxHeld);
     atLeastOne("maxConcurrentDeliveries", maxConcurrentDeliveries);
@@ -77,6 +79,11 @@ public record EngineSettings(
     if (maxBacklog < 0) {
       throw new InvalidInputException("maxBacklog", "must be >= 0 (0 for no limit), was " + maxBacklog);
     }
+  }
+
+  /** How often this node writes its heartbeat: a quarter of {@link #nodeTimeout}. */
+  public Duration heartbeatInterval() {
+    return nodeTimeout.dividedBy(4);
   }
 
   /** Whether this node delivers notices of {@code definition} in {@code shard}. */

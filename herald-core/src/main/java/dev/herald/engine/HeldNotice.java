@@ -3,23 +3,61 @@ package dev.herald.engine;
 import dev.herald.NoticeDefinition;
 import dev.herald.spi.NoticeRow;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** A notice this node has leased and holds in memory until it is due and delivered. */
+/**
+ * A notice this node has leased and holds in memory, from its claim until its outcome is recorded
+ * or it is let go. Its stage moves only forward, and only by compare-and-set, so an operator taking
+ * it back and the timer starting it cannot both win.
+ */
 final class HeldNotice {
+  /** Where a held notice is; see {@link Holdings}. */
+  enum Stage {
+    /** In the timer's heap, waiting for its due time. */
+    TIMER,
+    /** Taken out of the heap at its due time, waiting for a delivery slot. */
+    WAITING,
+    /** Its attempt is running. */
+    DELIVERING,
+    /** Its outcome is queued or being written. */
+    RECORDING,
+    /** Let go: taken back by an operator, released, or its outcome recorded. */
+    GONE
+  }
+
   final NoticeRow row;
   final NoticeDefinition definition;
   final long dueMillis;
-  /** Renewed by the heartbeat; a notice whose lease has run out is not delivered. */
-  volatile long leaseUntilMillis;
+  private final AtomicReference<Stage> stage = new AtomicReference<>(Stage.TIMER);
 
   HeldNotice(NoticeRow row, NoticeDefinition definition) {
+    this(row, definition, row.notice().nextAttemptAt().toEpochMilli());
+  }
+
+  /** The same claim, due at another time (a deferral kept in memory). */
+  HeldNotice(NoticeRow row, NoticeDefinition definition, long dueMillis) {
     this.row = row;
     this.definition = definition;
-    this.dueMillis = row.notice().nextAttemptAt().toEpochMilli();
-    this.leaseUntilMillis = row.leaseUntil().toEpochMilli();
+    this.dueMillis = dueMillis;
   }
 
   UUID id() {
     return row.id();
+  }
+
+  String owner() {
+    return row.owner();
+  }
+
+  Stage stage() {
+    return stage.get();
+  }
+
+  boolean move(Stage from, Stage to) {
+    return stage.compareAndSet(from, to);
+  }
+
+  void moveTo(Stage to) {
+    stage.set(to);
   }
 }

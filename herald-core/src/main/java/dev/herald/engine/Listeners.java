@@ -22,7 +22,7 @@ final class Listeners implements HeraldListener {
     for (HeraldListener l : listeners) {
       try {
         call.accept(l);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // an Error too: a listener must never stop the engine thread that calls it
         log.warn("Herald listener {} failed on {}", l.getClass().getName(), event, e);
       }
     }

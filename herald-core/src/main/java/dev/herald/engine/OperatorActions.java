@@ -23,20 +23,45 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What operators do to notices: each action reads the notice, checks the status machine, and
- * applies one optimistic change (again, if the notice moved meanwhile). A notice this node holds in
- * its timer is taken out first, so that it is not fired after being cancelled or changed.
+ * applies one optimistic change (again, if the notice moved meanwhile).
+ *
+ * <p>A notice held by a node (IN_FLIGHT) is first secured, so that no attempt can start after the
+ * action returns: one this node holds and has not started is taken out of memory; one another live
+ * node holds is asked for (a revocation the holder answers at its next heartbeat); one being
+ * delivered is waited for, up to {@link HeldNotices#patience()}. A confirmation never waits: one
+ * that arrives during the delivery it confirms is recorded and applied with that delivery's outcome.
  */
 final class OperatorActions implements NoticeOperations {
   private static final Logger log = LoggerFactory.getLogger(OperatorActions.class);
 
   /** What the actions need from the engine that holds notices in memory. */
   interface HeldNotices {
-    /** Takes the notice out of this node's timer; false if it is being delivered or held by a live lease elsewhere. */
-    boolean takeBack(NoticeRow row);
+    Holdings.TakeBack takeBack(UUID id);
+
+    /** See {@link Holdings#supersede}. */
+    void supersede(UUID id, long version);
+
+    /** This node's current incarnation token. */
+    String owner();
+
+    boolean ownerAlive(String owner);
+
+    /** How long an action waits for a running attempt to end, or for another node to let go. */
+    java.time.Duration patience();
 
     void wakePoller();
 
     boolean running();
+  }
+
+  /** How an action got hold of a notice. */
+  private enum Hold {
+    /** Nobody live holds it: the optimistic change decides. */
+    FREE,
+    /** Taken out of this node's memory: the action must change or release the row. */
+    TAKEN,
+    /** Being delivered, or held by another live node that was asked to let go: look again soon. */
+    WAIT
   }
 
   private final NoticeStore store;
@@ -56,7 +81,6 @@ final class OperatorActions implements NoticeOperations {
     this.held = held;
   }
 
-
   @Override
   public Optional<NoticeDetail> find(UUID id) {
     return store.find(id).map(row -> new NoticeDetail(row.notice(), store.attempts(id)));
@@ -69,13 +93,7 @@ final class OperatorActions implements NoticeOperations {
 
   @Override
   public Notice resend(UUID id) {
-    Notice n = change(id, NoticeStatus.PENDING, row -> {
-      if (row.status() == NoticeStatus.IN_FLIGHT && !held.takeBack(row)) {
-        throw new IllegalTransitionException(id, NoticeStatus.IN_FLIGHT, NoticeStatus.PENDING,
-            "node " + row.owner() + " is delivering it now");
-      }
-      return Transitions.resend(row, clock.instant());
-    });
+    Notice n = change(id, NoticeStatus.PENDING, row -> Transitions.resend(row, clock.instant()));
     if (held.running()) {
       held.wakePoller();
     }
@@ -87,44 +105,68 @@ final class OperatorActions implements NoticeOperations {
     if (edit == null) {
       throw new dev.herald.InvalidInputException("edit", "must not be null");
     }
+    NoticeRow first = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+    dev.herald.NoticeEdit checked = intake.checkEdit(first.notice().definition(), edit); // before anything is taken
     return change(id, null, row -> {
       NoticeStatus s = row.status();
-      boolean waiting = s == NoticeStatus.PENDING || s == NoticeStatus.FAILED;
-      boolean heldUndelivered = s == NoticeStatus.IN_FLIGHT
-          && !(row.attemptsInBudget() > 0 && row.notice().lastError() == null); // not a confirm redelivery
-      if (!waiting && !heldUndelivered) {
+      boolean undelivered = s == NoticeStatus.PENDING || s == NoticeStatus.FAILED
+          || (s == NoticeStatus.IN_FLIGHT && !Transitions.wasDelivered(row));
+      if (!undelivered) {
         throw new IllegalTransitionException(id, s, s, "only a notice not yet delivered can be edited");
       }
-      if (heldUndelivered && !held.takeBack(row)) {
-        throw new IllegalTransitionException(id, s, s, "node " + row.owner() + " is delivering it now");
-      }
-      return Transitions.edit(row, intake.checkEdit(row.notice().definition(), edit), clock.instant());
+      return Transitions.edit(row, checked, clock.instant());
     });
   }
 
   @Override
   public Notice cancel(UUID id) {
-    return change(id, NoticeStatus.CANCELLED, row -> {
-      held.takeBack(row);
-      return Transitions.move(row, NoticeStatus.CANCELLED, null, clock.instant());
-    });
+    return change(id, NoticeStatus.CANCELLED, row -> Transitions.move(row, NoticeStatus.CANCELLED, null, clock.instant()));
   }
 
   @Override
   public Notice confirm(UUID id) {
-    return change(id, NoticeStatus.SUCCEEDED, row -> {
-      boolean awaiting = row.status() == NoticeStatus.AWAITING_CONFIRM;
-      boolean redeliveryPending = row.status() == NoticeStatus.IN_FLIGHT
-          && row.notice().lastError() == null
-          && row.attemptsInBudget() > 0
-          && definitions.find(row.notice().definition()).map(NoticeDefinition::confirmRequired).orElse(false);
-      if (!awaiting && !redeliveryPending) {
-        throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
+    NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+    if (row.status() == NoticeStatus.SUCCEEDED) {
+      return row.notice(); // confirmed already (perhaps by an early confirmation): confirming is idempotent
+    }
+    if (row.status() == NoticeStatus.IN_FLIGHT) {
+      boolean mine = held.owner().equals(row.owner());
+      if (mine && held.takeBack(id) == Holdings.TakeBack.TAKEN) { // held here, not started
+        if (!Transitions.wasDelivered(row)) {
+          releaseTaken(row);
+          throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED, "it has not been delivered yet");
+        }
+        Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
+        boolean applied = false;
+        try {
+          applied = store.apply(List.of(c)).getFirst();
+        } finally {
+          if (!applied) {
+            releaseTaken(row);
+          }
+        }
+        if (applied) {
+          listeners.onFinished(c.next().notice());
+          return c.next().notice();
+        }
+      } else {
+        // Being delivered (here or elsewhere): recorded for that delivery's outcome, which cannot miss it:
+        // either the outcome's writer finds it, or the read below finds the outcome.
+        store.recordEarlyConfirmation(id, clock.instant());
+        NoticeRow now = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+        if (now.status() != NoticeStatus.AWAITING_CONFIRM) {
+          return now.notice();
+        }
+        store.takeEarlyConfirmations(List.of(id));
+      }
+    }
+    return change(id, NoticeStatus.SUCCEEDED, current -> {
+      if (current.status() != NoticeStatus.AWAITING_CONFIRM) {
+        throw new IllegalTransitionException(id, current.status(), NoticeStatus.SUCCEEDED,
             "only a delivered notice awaiting confirmation can be confirmed");
       }
-      held.takeBack(row);
-      return Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
-    });
+      return Transitions.move(current, NoticeStatus.SUCCEEDED, null, clock.instant());
+    }, true);
   }
 
   @Override
@@ -158,22 +200,99 @@ final class OperatorActions implements NoticeOperations {
     Change decide(NoticeRow current);
   }
 
-  /** Reads, decides and applies optimistically; re-reads and decides again if the notice moved meanwhile. */
   private Notice change(UUID id, NoticeStatus target, Decision decision) {
-    for (int tries = 0; tries < 5; tries++) {
+    return change(id, target, decision, false);
+  }
+
+  /**
+   * Reads, secures, decides and applies optimistically; reads again if the notice moved meanwhile or
+   * must be waited for. A notice taken out of memory whose change did not apply is released, never
+   * left leased by a live node.
+   */
+  private Notice change(UUID id, NoticeStatus target, Decision decision, boolean confirming) {
+    long deadline = System.nanoTime() + held.patience().toNanos();
+    boolean askedToLetGo = false;
+    while (true) {
       NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+      if (confirming && row.status() == NoticeStatus.SUCCEEDED) {
+        return row.notice();
+      }
       if (target != null && !row.status().canMoveTo(target)) {
         throw new IllegalTransitionException(id, row.status(), target, null);
       }
-      Change change = decision.decide(row);
-      if (store.apply(List.of(change)).getFirst()) {
-        Notice next = change.next().notice();
-        if (next.status().isFinished()) {
-          listeners.onFinished(next);
+      Hold hold = secure(row, askedToLetGo);
+      if (hold == Hold.WAIT) {
+        askedToLetGo |= row.owner() != null && !held.owner().equals(row.owner());
+        if (System.nanoTime() > deadline) {
+          throw new IllegalTransitionException(id, row.status(), target != null ? target : row.status(),
+              "node " + row.owner() + " is delivering it or did not let go within " + held.patience().toMillis()
+                  + " ms; try again");
         }
-        return next;
+        pause();
+        continue;
+      }
+      boolean applied = false;
+      try {
+        Change change = decision.decide(row);
+        applied = store.apply(List.of(change)).getFirst();
+        if (applied) {
+          Notice next = change.next().notice();
+          if (next.status().isFinished()) {
+            listeners.onFinished(next);
+          }
+          return next;
+        }
+      } finally {
+        if (hold == Hold.TAKEN && !applied) {
+          releaseTaken(row);
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new HeraldException("notice " + id + " kept changing; try again");
       }
     }
-    throw new HeraldException("notice " + id + " kept changing; try again");
+  }
+
+  /** Makes sure no attempt of this version can start once the change applies. */
+  private Hold secure(NoticeRow row, boolean askedToLetGo) {
+    String owner = row.owner();
+    if (row.status() != NoticeStatus.IN_FLIGHT || owner == null || owner.endsWith(DeliveryEngine.PROVISIONAL)) {
+      // Unheld, or pre-claimed and not yet adopted: adoption and claims are version-checked like the change.
+      return Hold.FREE;
+    }
+    if (owner.equals(held.owner())) {
+      return switch (held.takeBack(row.id())) {
+        case TAKEN -> Hold.TAKEN;
+        case BUSY -> Hold.WAIT;
+        case NOT_HELD -> {
+          held.supersede(row.id(), row.version()); // a claim of it still on its way into memory is dropped
+          yield Hold.FREE;
+        }
+      };
+    }
+    if (!held.ownerAlive(owner)) {
+      return Hold.FREE; // a dead node fenced itself: it starts nothing more
+    }
+    if (!askedToLetGo) {
+      store.requestRevocation(row.id(), owner, clock.instant());
+    }
+    return Hold.WAIT;
+  }
+
+  private void releaseTaken(NoticeRow row) {
+    try {
+      store.apply(List.of(Transitions.release(row, clock.instant())));
+    } catch (RuntimeException e) {
+      listeners.onEngineError("release notice " + row.id(), e);
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(10);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new HeraldException("interrupted while waiting for a notice to be let go", e);
+    }
   }
 }

@@ -25,6 +25,9 @@ final class OutcomeWriter {
   /** Told, after the transaction commits, which changes applied. */
   interface Callback {
     void recorded(Pending pending, boolean applied);
+
+    /** After every change of a committed batch was reported: the ones that applied. */
+    default void batchRecorded(List<Pending> applied) {}
   }
 
   /** Refusals of a batch, by a reachable database, before it is split (and a single outcome dropped). */
@@ -68,6 +71,11 @@ final class OutcomeWriter {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
+      } catch (Throwable e) { // an Error too: a dead writer would leave every outcome unrecorded, silently
+        listeners.onEngineError("record outcomes", e);
+        log.error("Herald: recording {} outcome(s) failed; trying again", batch.size(), e);
+        queue.addAll(batch);
+        java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
       } finally {
         batch.clear();
       }
@@ -89,12 +97,9 @@ final class OutcomeWriter {
     long backoff = 50;
     int failures = 0;
     while (true) {
+      List<Boolean> applied;
       try {
-        List<Boolean> applied = store.apply(changes);
-        for (int i = 0; i < batch.size(); i++) {
-          callback.recorded(batch.get(i), applied.get(i));
-        }
-        return;
+        applied = store.apply(changes);
       } catch (RuntimeException e) {
         failures++;
         listeners.onEngineError("record outcomes", e);
@@ -109,17 +114,60 @@ final class OutcomeWriter {
               write(List.of(p));
             }
           } else {
-            log.error("Herald: giving up recording the outcome of notice {} after {} refusals; its lease will"
-                + " expire and it will be delivered again", changes.getFirst().expected().id(), failures, e);
-            callback.recorded(batch.getFirst(), false);
+            writeRefused(batch.getFirst(), e);
           }
           return;
         }
         log.warn("Herald: cannot record {} outcome(s), retrying in {} ms: {}", batch.size(), backoff, e.getMessage());
         Thread.sleep(backoff);
         backoff = Math.min(backoff * 2, 5_000);
+        continue;
+      }
+      report(batch, applied);
+      return;
+    }
+  }
+
+  private void report(List<Pending> batch, List<Boolean> applied) {
+    List<Pending> done = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      try {
+        callback.recorded(batch.get(i), applied.get(i));
+      } catch (Throwable t) {
+        listeners.onEngineError("after recording notice " + batch.get(i).change().expected().id(), t);
+      }
+      if (applied.get(i)) {
+        done.add(batch.get(i));
       }
     }
+    try {
+      callback.batchRecorded(done);
+    } catch (Throwable t) {
+      listeners.onEngineError("after recording outcomes", t);
+    }
+  }
+
+  /**
+   * One outcome the database keeps refusing (a value it cannot store, say): written again with its
+   * free text reduced to plain ASCII and a short note, so that the notice moves on rather than being
+   * redelivered without end. If even that is refused, the notice is reported and left to operators.
+   */
+  private void writeRefused(Pending p, RuntimeException cause) {
+    Change plain = Sanitized.of(p.change(), cause);
+    try {
+      if (store.apply(List.of(plain)).getFirst()) {
+        log.error("Herald: the outcome of notice {} was refused ({}); recorded it with its text reduced",
+            plain.expected().id(), cause.getMessage());
+        report(List.of(new Pending(p.held(), plain, p.alert())), List.of(true));
+        return;
+      }
+    } catch (RuntimeException again) {
+      cause.addSuppressed(again);
+    }
+    log.error("Herald: giving up recording the outcome of notice {}: the database refuses it", plain.expected().id(),
+        cause);
+    listeners.onEngineError("record the outcome of notice " + plain.expected().id(), cause);
+    report(List.of(p), List.of(false));
   }
 
   /** Connection-level failures (SQLState class 08, transient or recoverable): worth waiting out. */

@@ -6,38 +6,53 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Document 003's switch between inline and background delivery, per receiver (a definition's
- * channel and target). Closed: deliver inline. After {@code failureThreshold} consecutive failed
- * attempts, or any rate-limited one (a retry with a Retry-After), it opens: callers are deferred at
- * once. When the open period ends it lets a growing share of calls through (1 in 16, 1 in 8, 1 in
- * 4, 1 in 2, then all) as long as attempts succeed; one failure opens it again.
+ * Document 003's switch between inline and background delivery, per receiver (see {@link
+ * SyncFirst#receiverOf(dev.herald.NoticeDefinition, String)}). Closed: deliver inline. After {@code
+ * failureThreshold} consecutive failed attempts, or any rate-limited one (a retry with a
+ * Retry-After), it opens: callers are deferred at once. When the open period ends it lets a growing
+ * share of calls through (1 in 16, 1 in 8, 1 in 4, 1 in 2, then all) as long as attempts succeed;
+ * one failure opens it again.
+ *
+ * <p>With per-notice targets the receivers are unbounded, so only circuits worth remembering are
+ * kept: a closed one without failures is the same as none and is dropped at once; a closed one
+ * with failures is forgotten after {@link #FORGET_AFTER} without attempts (its run of failures is
+ * stale). Open and half-open circuits are always kept.
  */
 public final class ReceiverCircuits {
+  /** How long a closed circuit's failures are remembered without a new attempt. */
+  static final Duration FORGET_AFTER = Duration.ofMinutes(10);
+
   private final Clock clock;
   private final int failureThreshold;
   private final Duration openFor;
   private final Map<String, Circuit> circuits = new ConcurrentHashMap<>();
+  private final AtomicLong lastSweep;
 
   public ReceiverCircuits(Clock clock, int failureThreshold, Duration openFor) {
     this.clock = clock;
     this.failureThreshold = failureThreshold;
     this.openFor = openFor;
+    this.lastSweep = new AtomicLong(clock.millis());
   }
 
   /** Whether a caller may deliver inline to this receiver now. */
   public boolean allowInline(String receiver) {
-    return circuit(receiver).allow(clock.millis());
+    Circuit c = circuits.get(receiver);
+    return c == null || c.allow(clock.millis());
   }
 
   /** When an open circuit starts letting calls through again; null if it is not open. */
   public java.time.Instant openUntil(String receiver) {
-    return circuit(receiver).openUntil(clock.millis());
+    Circuit c = circuits.get(receiver);
+    return c == null ? null : c.openUntil(clock.millis());
   }
 
   public ReceiverState state(String receiver) {
-    return circuit(receiver).state(clock.millis());
+    Circuit c = circuits.get(receiver);
+    return c == null ? ReceiverState.CLOSED : c.state(clock.millis());
   }
 
   /** Feeds an attempt's result, from any path (inline or background). */
@@ -45,19 +60,46 @@ public final class ReceiverCircuits {
     if (result.outcome() == DeliveryResult.Outcome.DEFER) {
       return; // not an attempt: says nothing about the receiver
     }
-    Circuit c = circuit(receiver);
     long now = clock.millis();
-    if (result.isDelivered()) {
-      c.success(now);
-    } else if (result.outcome() == DeliveryResult.Outcome.RETRY && result.retryAfter() != null) {
-      c.open(now, Math.max(openFor.toMillis(), result.retryAfter().toMillis()));
-    } else {
-      c.failure(now, failureThreshold, openFor.toMillis());
+    boolean[] added = {false};
+    // compute, not get-then-mutate: a sweep removing the circuit meanwhile would lose this result
+    circuits.compute(receiver, (r, c) -> {
+      if (c == null) {
+        if (result.isDelivered()) {
+          return null; // a success on a healthy receiver changes nothing
+        }
+        c = new Circuit();
+        added[0] = true;
+      }
+      if (result.isDelivered()) {
+        c.success(now);
+      } else if (result.outcome() == DeliveryResult.Outcome.RETRY && result.retryAfter() != null) {
+        c.open(now, Math.max(openFor.toMillis(), result.retryAfter().toMillis()));
+      } else {
+        c.failure(now, failureThreshold, openFor.toMillis());
+      }
+      return c.healthy(now) ? null : c;
+    });
+    if (added[0]) {
+      forgetIdle(now);
     }
   }
 
-  private Circuit circuit(String receiver) {
-    return circuits.computeIfAbsent(receiver, r -> new Circuit());
+  /** Drops closed circuits idle for {@link #FORGET_AFTER}; runs at most once per that period, when a receiver is added. */
+  private void forgetIdle(long now) {
+    long last = lastSweep.get();
+    if (now - last < FORGET_AFTER.toMillis() || !lastSweep.compareAndSet(last, now)) {
+      return;
+    }
+    long idleSince = now - FORGET_AFTER.toMillis();
+    for (String receiver : circuits.keySet()) {
+      circuits.computeIfPresent(receiver, (r, c) -> c.forgettable(now, idleSince) ? null : c);
+    }
+  }
+
+  /** Circuits kept, for tests. */
+  int size() {
+    return circuits.size();
   }
 
   /** One receiver's state; synchronized because callers and the writer touch it together. */
@@ -67,6 +109,17 @@ public final class ReceiverCircuits {
     /** While half-open: let one call in every {@code stride}; halves with each success. */
     private int stride = 1;
     private long calls;
+    private long lastAttempt;
+
+    /** Closed without failures: the same as no circuit at all. */
+    synchronized boolean healthy(long now) {
+      return consecutiveFailures == 0 && state(now) == ReceiverState.CLOSED;
+    }
+
+    /** Closed, and no attempt since {@code idleSince}: never an open or half-open circuit. */
+    synchronized boolean forgettable(long now, long idleSince) {
+      return state(now) == ReceiverState.CLOSED && lastAttempt <= idleSince;
+    }
 
     synchronized ReceiverState state(long now) {
       if (now < openUntil) {
@@ -88,6 +141,7 @@ public final class ReceiverCircuits {
     }
 
     synchronized void success(long now) {
+      lastAttempt = now;
       consecutiveFailures = 0;
       if (now >= openUntil && stride > 1) {
         stride = Math.max(1, stride / 2);
@@ -95,6 +149,7 @@ public final class ReceiverCircuits {
     }
 
     synchronized void failure(long now, int threshold, long openMillis) {
+      lastAttempt = now;
       consecutiveFailures++;
       if (stride > 1 && now >= openUntil) {
         open(now, openMillis); // a failed probe
@@ -104,6 +159,7 @@ public final class ReceiverCircuits {
     }
 
     synchronized void open(long now, long millis) {
+      lastAttempt = now;
       openUntil = Math.max(openUntil, now + millis);
       stride = 16; // probes first: 1 in 16, then 8, 4, 2, all
       calls = 0;

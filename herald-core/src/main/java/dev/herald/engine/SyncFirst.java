@@ -6,8 +6,11 @@ import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.spi.NoticeStore;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,7 +40,38 @@ final class SyncFirst {
 
   /** The circuit key of a definition's receiver. */
   static String receiverOf(NoticeDefinition d) {
-    return d.channel() + ":" + d.target();
+    return receiverOf(d, null);
+  }
+
+  /**
+   * The circuit key of the receiver a notice goes to: its own target if it has one, else its
+   * definition's. An http(s) URL is keyed by its origin, so one merchant's 429 defers neither other
+   * merchants of the definition nor is dodged by another path on the same server; any other target
+   * by channel and target.
+   */
+  static String receiverOf(NoticeDefinition d, String noticeTarget) {
+    String target = noticeTarget != null ? noticeTarget : d.target();
+    String origin = originOf(target);
+    return origin != null ? origin : d.channel() + ":" + target;
+  }
+
+  /** {@code scheme://host:port} of an http(s) URL (host in lower case, port explicit); null for anything else. */
+  static String originOf(String target) {
+    if (target == null) {
+      return null;
+    }
+    URI uri;
+    try {
+      uri = new URI(target.strip());
+    } catch (URISyntaxException e) {
+      return null;
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+      return null;
+    }
+    int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
+    return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
   }
 
   /** See {@link dev.herald.Herald#deliverNow}; {@code enqueue} stores the notice in its own transaction. */
@@ -46,10 +80,11 @@ final class SyncFirst {
     NoticeDefinition def = request == null || request.definition() == null
         ? null
         : definitions.find(request.definition()).orElse(null);
-    boolean inline = def == null || circuits.allowInline(receiverOf(def));
+    String receiver = def == null ? null : receiverOf(def, request.target());
+    boolean inline = def == null || circuits.allowInline(receiver);
     if (!inline) {
       // Do not call a receiver known to be failing: the deferred notice waits for the circuit's open period.
-      java.time.Instant reopens = circuits.openUntil(receiverOf(def));
+      java.time.Instant reopens = circuits.openUntil(receiver);
       java.time.Instant asked = request.fireAt() != null ? request.fireAt()
           : clock.instant().plus(request.delay() != null ? request.delay() : Duration.ZERO);
       if (reopens != null && reopens.isAfter(asked)) {
@@ -59,7 +94,7 @@ final class SyncFirst {
     Notice stored = enqueue.apply(request); // validates (and names bad fields) before anything else
     if (!inline) {
       return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,
-          "receiver " + receiverOf(def) + " is failing or rate-limited; delivering in the background");
+          "receiver " + receiver + " is failing or rate-limited; delivering in the background");
     }
     if (!stored.status().equals(NoticeStatus.IN_FLIGHT) && !running.getAsBoolean()) {
       return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored, "engine not running");

@@ -16,6 +16,11 @@ import java.util.random.RandomGenerator;
 public final class Transitions {
   /** Longest description kept. */
   public static final int MAX_DESCRIPTION = 4000;
+  /**
+   * Longest pause a receiver can ask for (Retry-After, a channel's deferral): a longer one is read
+   * as this, so that no answer can push a notice beyond what time arithmetic and operators handle.
+   */
+  public static final Duration MAX_RETRY_AFTER = Duration.ofDays(1);
 
   private Transitions() {}
 
@@ -36,8 +41,8 @@ public final class Transitions {
    * Decides the state after an attempt.
    *
    * @param now the time the outcome is recorded
-   * @param keepUntil a retry due at or before this time stays leased by {@code node} (it is already
-   *     within the node's look-ahead); null to always release
+   * @param keepUntil a retry due at or before this time stays held by the claim's owner (it is
+   *     already within the node's look-ahead); null to always release
    * @param leaseUntil the lease a kept retry gets
    */
   public static AfterAttempt afterAttempt(
@@ -75,7 +80,7 @@ public final class Transitions {
           due = now.plus(retryDelay(def, inBudget + 1, r.retryAfter(), random));
           boolean keep = keepUntil != null && !due.isAfter(keepUntil);
           status = keep ? NoticeStatus.IN_FLIGHT : NoticeStatus.FAILED;
-          owner = keep ? f.node() : null;
+          owner = keep ? row.owner() : null;
           lease = keep ? leaseUntil : Instant.EPOCH;
         }
         if (def.alertPolicy().alertsOn(inBudget, dead)) {
@@ -97,18 +102,56 @@ public final class Transitions {
   private static Change deferred(AttemptFacts f, Instant now, Instant keepUntil, Instant leaseUntil) {
     NoticeRow row = f.claimed();
     Notice n = row.notice();
-    Instant due = now.plus(f.result().retryAfter());
+    Instant due = now.plus(bounded(f.result().retryAfter()));
     boolean keep = keepUntil != null && !due.isAfter(keepUntil);
-    NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT
-        : row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
+    NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT : unheldStatus(row);
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
         n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null, n.target());
-    return new Change(row, row.next(next, keep ? f.node() : null, keep ? leaseUntil : Instant.EPOCH), null);
+    return new Change(row, row.next(next, keep ? row.owner() : null, keep ? leaseUntil : Instant.EPOCH), null);
+  }
+
+  /**
+   * Whether the notice's last attempt delivered it and it now waits for a confirmation: it has
+   * attempts in this budget and no error since (a failed attempt always leaves one).
+   */
+  public static boolean wasDelivered(NoticeRow row) {
+    return row.attemptsInBudget() > 0 && row.notice().lastError() == null;
+  }
+
+  /** The status of a live notice nobody holds: never tried, delivered and awaiting confirmation, or failed. */
+  static NoticeStatus unheldStatus(NoticeRow row) {
+    if (row.attemptsInBudget() == 0) {
+      return NoticeStatus.PENDING;
+    }
+    return wasDelivered(row) ? NoticeStatus.AWAITING_CONFIRM : NoticeStatus.FAILED;
+  }
+
+  static Duration bounded(Duration retryAfter) {
+    return retryAfter == null || retryAfter.compareTo(MAX_RETRY_AFTER) <= 0 ? retryAfter : MAX_RETRY_AFTER;
+  }
+
+  /**
+   * A delivered notice whose confirmation did not come within the confirm timeout, and whose
+   * attempts are used up: DEAD, without another delivery. The alert policy sees a final failure.
+   */
+  public static AfterAttempt unconfirmed(NoticeRow row, NoticeDefinition def, Instant now) {
+    Notice n = row.notice();
+    String error = "not confirmed within " + def.confirmTimeout().toMillis() + " ms of delivery, "
+        + row.attemptsInBudget() + " deliveries made";
+    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
+        NoticeStatus.DEAD, n.attempts(), n.fireAt(), null, n.lastAttemptAt(), error, n.createdAt(), now, now,
+        n.target());
+    Change change = new Change(row, row.next(next, null, Instant.EPOCH), null);
+    AlertEvent alert = def.alertPolicy().alertsOn(row.attemptsInBudget(), true)
+        ? new AlertEvent(next, row.attemptsInBudget(), true, error, now)
+        : null;
+    return new AfterAttempt(change, alert);
   }
 
   /** The wait before attempt {@code attemptInBudget}: the schedule's, at least Retry-After, capped. */
   static Duration retryDelay(NoticeDefinition def, int attemptInBudget, Duration retryAfter, RandomGenerator random) {
     Duration delay = def.retrySchedule().delayBefore(attemptInBudget, random);
+    retryAfter = bounded(retryAfter);
     if (retryAfter != null && retryAfter.compareTo(delay) > 0) {
       delay = retryAfter;
     }
@@ -132,17 +175,19 @@ public final class Transitions {
     Notice n = row.notice();
     Instant fireAt = e.fireAt() != null ? e.fireAt() : n.fireAt();
     Instant due = e.fireAt() != null ? e.fireAt() : n.nextAttemptAt();
-    NoticeStatus status = row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
+    NoticeStatus status = unheldStatus(row);
     Notice next = new Notice(n.id(), n.definition(), e.payload() != null ? e.payload() : n.payload(), n.description(),
         n.idempotencyKey(), status, n.attempts(), fireAt, due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
         null, e.target() != null ? e.target() : n.target());
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
-  /** Gives a lease back without an attempt: PENDING if never tried in this budget, else FAILED. */
+  /**
+   * Gives a lease back without an attempt: PENDING if never tried in this budget, AWAITING_CONFIRM
+   * if delivered (a confirm redelivery not made stays confirmable), else FAILED.
+   */
   public static Change release(NoticeRow row, Instant now) {
-    NoticeStatus back = row.attemptsInBudget() == 0 ? NoticeStatus.PENDING : NoticeStatus.FAILED;
-    return move(row, back, row.notice().nextAttemptAt(), now);
+    return move(row, unheldStatus(row), row.notice().nextAttemptAt(), now);
   }
 
   /** Back to PENDING, due now, with a fresh attempt budget (manual resend and bulk recover). */

@@ -39,7 +39,10 @@ public interface NoticeStore {
    */
   InsertResult insert(Connection connection, NoticeRow row);
 
-  /** Leases up to {@code claim.limit()} due, unowned (or expired) notices, oldest due first. */
+  /**
+   * Leases up to {@code claim.limit()} due notices that are unowned or held by a dead node (no
+   * heartbeat since {@link Claim#aliveSince()}), oldest due first.
+   */
   List<NoticeRow> claim(Claim claim);
 
   /** Counts live notices due by {@code now}, stopping at {@code cap} (so the count stays cheap). */
@@ -48,14 +51,61 @@ public interface NoticeStore {
   /** Extends the owner's leases; returns the ids it still owns. */
   Set<UUID> renewLeases(String owner, Collection<UUID> ids, Instant leaseUntil);
 
-  /** Which of {@code ids} are stored and leased by {@code owner} (a read: it changes nothing). */
-  Set<UUID> stillLeased(String owner, Collection<UUID> ids);
+  /**
+   * Moves notices pre-claimed in a caller's transaction from their provisional owner to {@code
+   * owner}, each to the next version; returns the ids moved. A notice rolled back, or claimed by
+   * another node once its provisional hold ran out, is not moved.
+   */
+  Set<UUID> adopt(String provisional, String owner, Collection<UUID> ids);
 
   /**
    * Frees every lease {@code owner} holds (a restarted node recovering its previous life's work).
    * Returns how many notices were freed.
    */
   int releaseAll(String owner, Instant now);
+
+  // ---------------------------------------------------------------- node liveness
+
+  /** Records a new incarnation {@code owner} of node {@code nodeId}, alive as of {@code now}. */
+  void registerNode(String owner, String nodeId, Instant now);
+
+  /**
+   * Refreshes {@code owner}'s heartbeat to {@code now}, unless it lapsed (its last beat is older than
+   * {@code aliveSince}) or was forgotten: then returns false and changes nothing, because other nodes
+   * may already have taken its notices.
+   */
+  boolean heartbeat(String owner, Instant now, Instant aliveSince);
+
+  /** Whether {@code owner} beat at or after {@code aliveSince}. */
+  boolean isAlive(String owner, Instant aliveSince);
+
+  /** The incarnation tokens recorded for {@code nodeId}. */
+  List<String> incarnations(String nodeId);
+
+  /** Forgets incarnation {@code owner} (after {@link #releaseAll} on a graceful stop or a restart). */
+  void forgetNode(String owner);
+
+  /** Forgets incarnations silent since before {@code before}; their notices are claimable either way. */
+  int forgetSilentNodes(Instant before);
+
+  // ---------------------------------------------------------------- requests between nodes
+
+  /** Asks {@code owner} to let go of notice {@code id} it holds (an operator on another node wants to change it). */
+  void requestRevocation(UUID id, String owner, Instant now);
+
+  /** The notices other nodes asked {@code owner} to let go of. */
+  List<UUID> revocationsFor(String owner);
+
+  void clearRevocations(Collection<UUID> ids);
+
+  /** Records a confirmation that arrived while notice {@code id} was being delivered. */
+  void recordEarlyConfirmation(UUID id, Instant now);
+
+  /** Removes and returns the early confirmations recorded for any of {@code ids}. */
+  Set<UUID> takeEarlyConfirmations(Collection<UUID> ids);
+
+  /** Removes early confirmations and revocation requests older than {@code before} (their notices moved on). */
+  int purgeRequests(Instant before);
 
   /** Applies the changes in one transaction; element i tells whether change i applied. */
   List<Boolean> apply(List<Change> changes);

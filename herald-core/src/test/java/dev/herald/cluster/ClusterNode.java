@@ -91,8 +91,8 @@ public final class ClusterNode {
           }
           return DeliveryResult.delivered();
         })
-        .lease(lease)
-        .lookAhead(Duration.ofMillis(Math.min(2_000, lease.toMillis() / 4)))
+        .nodeTimeout(lease)
+        .lookAhead(Duration.ofMillis(2_000))
         .pollInterval(Duration.ofMillis(100))
         .maxConcurrentDeliveries(Integer.parseInt(a.getOrDefault("concurrency", "16")))
         .maxHeld(Integer.parseInt(a.getOrDefault("maxHeld", "1000")))

@@ -308,7 +308,7 @@ class PostgresClusterTest extends ClusterHarness {
               config.addDataSourceProperty("socketTimeout", "2");
             })
             .nodeId("cut-node")
-            .lease(Duration.ofSeconds(30))
+            .nodeTimeout(Duration.ofSeconds(30))
             .lookAhead(Duration.ofSeconds(1))
             .pollInterval(Duration.ofMillis(100))
             .maxHeld(200)

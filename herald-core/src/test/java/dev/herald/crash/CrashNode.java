@@ -97,7 +97,7 @@ public final class CrashNode {
           return DeliveryResult.delivered();
         })
         .maxConcurrentDeliveries(8)
-        .lease(Duration.ofSeconds(10))
+        .nodeTimeout(Duration.ofSeconds(10))
         .lookAhead(Duration.ofSeconds(2))
         .pollInterval(Duration.ofMillis(200))
         .build()

@@ -425,13 +425,17 @@ public abstract class NoticeStoreContract {
 
   /** A data source that runs {@code hook} once, just before the first statement that updates herald_notice. */
   private static DataSource beforeFirstUpdateOfNotices(DataSource real, Runnable hook) {
+    return beforeFirst(real, sql -> sql.strip().toUpperCase(Locale.ROOT).startsWith("UPDATE HERALD_NOTICE "), hook);
+  }
+
+  /** A data source that runs {@code hook} once, just before the first statement prepared whose SQL matches. */
+  protected static DataSource beforeFirst(DataSource real, java.util.function.Predicate<String> matches, Runnable hook) {
     AtomicBoolean fired = new AtomicBoolean();
     return proxy(DataSource.class, real, (method, args) -> {
       if (method.getName().equals("getConnection")) {
         Connection c = (Connection) method.invoke(real, args);
         return proxy(Connection.class, c, (m, a) -> {
-          if (m.getName().startsWith("prepare") && a != null && a[0] instanceof String sql
-              && sql.strip().toUpperCase(Locale.ROOT).startsWith("UPDATE HERALD_NOTICE ")
+          if (m.getName().startsWith("prepare") && a != null && a[0] instanceof String sql && matches.test(sql)
               && fired.compareAndSet(false, true)) {
             hook.run();
           }
@@ -596,20 +600,61 @@ public abstract class NoticeStoreContract {
   // ================================================================ leases
 
   @Test
-  void stillLeasedReadsWhichRowsTheOwnerHoldsAndChangesNothing() {
-    NoticeRow a = claimOne(insert(row()), "n1");
-    NoticeRow others = claimOne(insert(row()), "n2");
+  void adoptMovesOnlyTheProvisionalOwnersRowsToTheNextVersion() {
+    NoticeRow a = claimOne(insert(row()), "n1*");
+    NoticeRow others = claimOne(insert(row()), "n2*");
     NoticeRow free = insert(row().due(T.plusSeconds(600)));
-    List<UUID> many = new java.util.ArrayList<>(List.of(a.id(), others.id(), free.id()));
-    for (int i = 0; i < 600; i++) {
-      many.add(UUID.randomUUID()); // more than one chunk of ids
-    }
 
-    assertThat(store.stillLeased("n1", many)).containsExactly(a.id());
-    assertThat(store.stillLeased("n2", List.of(a.id(), others.id()))).containsExactly(others.id());
-    assertThat(store.stillLeased("n1", List.of())).isEmpty();
-    assertThat(store.find(a.id())).contains(a);
+    assertThat(store.adopt("n1*", "n1", List.of(a.id(), others.id(), free.id(), UUID.randomUUID())))
+        .containsExactly(a.id());
+    NoticeRow adopted = store.find(a.id()).orElseThrow();
+    assertThat(adopted.owner()).isEqualTo("n1");
+    assertThat(adopted.version()).isEqualTo(a.version() + 1);
     assertThat(store.find(others.id())).contains(others);
+    assertThat(store.adopt("n1*", "n1", List.of(a.id()))).as("adopted once").isEmpty();
+    assertThat(store.adopt("n1*", "n1", List.of())).isEmpty();
+  }
+
+  @Test
+  void aLiveNodeKeepsItsNoticesPastTheirLeaseAndADeadOneLosesThem() {
+    store.registerNode("n1#a", "n1", T);
+    NoticeRow held = claimOne(insert(row()), "n1#a");
+    Instant later = T.plusSeconds(60); // the claim's lease is long over; the node's heartbeat decides
+
+    assertThat(store.claim(new Claim("n2#b", later, T, later, later.plusSeconds(5), 10, Set.of(), Set.of())))
+        .as("held by a node that beat at or after aliveSince").isEmpty();
+    assertThat(store.isAlive("n1#a", T)).isTrue();
+    assertThat(store.isAlive("n1#a", T.plusMillis(1))).isFalse();
+    assertThat(store.heartbeat("n1#a", later, later.minusSeconds(120))).isTrue();
+    assertThat(store.isAlive("n1#a", later)).isTrue();
+
+    Instant much = later.plusSeconds(60);
+    assertThat(store.heartbeat("n1#a", much, much.minusSeconds(5))).as("a lapsed incarnation is not revived").isFalse();
+    assertThat(ids(store.claim(new Claim("n2#b", much, much.minusSeconds(5), much, much.plusSeconds(5), 10, Set.of(),
+        Set.of())))).as("taken over from the dead node").containsExactly(held.id());
+    assertThat(store.incarnations("n1")).containsExactly("n1#a");
+    store.forgetNode("n1#a");
+    assertThat(store.incarnations("n1")).isEmpty();
+  }
+
+  @Test
+  void revocationsAndEarlyConfirmationsAreKeptUntilTaken() {
+    UUID a = UUID.randomUUID();
+    UUID b = UUID.randomUUID();
+    store.requestRevocation(a, "n1#a", T);
+    store.requestRevocation(a, "n1#a", T); // asking twice is one request
+    store.requestRevocation(b, "n2#b", T);
+    assertThat(store.revocationsFor("n1#a")).containsExactly(a);
+    store.clearRevocations(List.of(a));
+    assertThat(store.revocationsFor("n1#a")).isEmpty();
+
+    store.recordEarlyConfirmation(a, T);
+    store.recordEarlyConfirmation(a, T);
+    assertThat(store.takeEarlyConfirmations(List.of(a, b))).containsExactly(a);
+    assertThat(store.takeEarlyConfirmations(List.of(a))).isEmpty();
+    store.recordEarlyConfirmation(b, T);
+    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(2); // b's revocation and b's confirmation
+    assertThat(store.revocationsFor("n2#b")).isEmpty();
   }
 
   @Test
@@ -813,6 +858,45 @@ public abstract class NoticeStoreContract {
     assertThat(insertResult(row().key("recent").build()).created()).isFalse();
   }
 
+  /**
+   * A resend that restores a notice after the purge chose it but before the purge deletes anything:
+   * the restored notice keeps its attempts and idempotency key, and the purge does not count it.
+   * (Before the fix the purge deleted attempts and keys by the ids it had chosen, restored or not.)
+   */
+  @Test
+  void aNoticeResentWhileThePurgeRunsKeepsItsAttemptsAndKey() throws Exception {
+    NoticeRow resent = archive(row().key("resent"), DEAD, T.minusSeconds(3 * 3600));
+    NoticeRow purged = archive(row().key("purged"), DEAD, T.minusSeconds(2 * 3600));
+    CompletableFuture<Boolean> resend = new CompletableFuture<>();
+    DataSource hooked = beforeFirst(dataSource(), sql -> sql.strip().toUpperCase(Locale.ROOT).startsWith("DELETE"), () -> {
+      CompletableFuture.runAsync(() -> resend.complete(apply(Transitions.resend(resent, T)).getFirst()));
+      try {
+        resend.get(2, TimeUnit.SECONDS);
+      } catch (Exception waitingForThePurge) {
+        // a purge that locks the row first makes the resend wait for it, then find it gone
+      }
+    });
+
+    int count = new JdbcNoticeStore(hooked, ((JdbcNoticeStore) store).dialect(), clock)
+        .purgeHistory(T.minusSeconds(3600), 10);
+
+    if (resend.get(30, TimeUnit.SECONDS)) {
+      assertThat(count).as("the restored notice is not purged").isEqualTo(1);
+      NoticeRow live = stored(resent);
+      assertThat(live.status()).isEqualTo(PENDING);
+      assertThat(store.attempts(resent.id())).as("attempts kept").hasSize(1);
+      assertThat(insertResult(row().key("resent").build())).as("key kept").isEqualTo(new InsertResult(live, false));
+    } else {
+      assertThat(count).isEqualTo(2);
+      assertThat(store.find(resent.id())).isEmpty();
+      assertThat(store.attempts(resent.id())).isEmpty();
+      assertThat(count("SELECT COUNT(*) FROM herald_idempotency WHERE notice_id = ?", resent.id())).isZero();
+    }
+    assertThat(store.find(purged.id())).isEmpty();
+    assertThat(store.attempts(purged.id())).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM herald_idempotency WHERE notice_id = ?", purged.id())).isZero();
+  }
+
   // ================================================================ time zones
 
   @Test
@@ -853,7 +937,7 @@ public abstract class NoticeStoreContract {
 
   /** A notice under construction, with defaults for every field. */
   protected static final class RowSpec {
-    private final UUID id = UUID.randomUUID();
+    private UUID id = UUID.randomUUID();
     private String definition = DEF;
     private String payload = "{\"order\":1}";
     private String description = "order 1";
@@ -870,6 +954,12 @@ public abstract class NoticeStoreContract {
     private String owner;
     private Instant leaseUntil = Instant.EPOCH;
     private long version = 1;
+
+    /** Herald's ids are UUIDv7s, whose order in Java matches the database's (random UUIDs' need not). */
+    public RowSpec id(UUID value) {
+      this.id = value;
+      return this;
+    }
 
     public RowSpec definition(String name) {
       this.definition = name;

@@ -13,7 +13,7 @@ import org.springframework.core.env.MapPropertySource;
  * With no {@code spring.datasource.url}, points the data source at the embedded H2 database in
  * {@code herald.server.data-dir} (default {@code ./data}), with the URL settings Herald's core uses
  * for its own H2 files (every commit written at once). One process at a time opens that file, so the
- * node id defaults to {@code embedded}: a restart takes its leases back at once.
+ * node id defaults to {@code embedded}: a restart takes back what it held at once.
  */
 final class EmbeddedDatabaseDefaults implements ApplicationListener<ApplicationEnvironmentPreparedEvent> {
   static final String SOURCE = "heraldServerEmbeddedDatabase";

@@ -161,7 +161,7 @@ public class HeraldAutoConfiguration {
       set(p.getNodeId(), b::nodeId);
       set(p.getPollInterval(), b::pollInterval);
       set(p.getLookAhead(), b::lookAhead);
-      set(p.getLease(), b::lease);
+      set(p.getNodeTimeout(), b::nodeTimeout);
       set(p.getClaimBatch(), b::claimBatch);
       set(p.getMaxHeld(), b::maxHeld);
       set(p.getMaxConcurrentDeliveries(), b::maxConcurrentDeliveries);
@@ -185,7 +185,7 @@ public class HeraldAutoConfiguration {
     }
 
     /** The engine settings' field names, as the core names them in its complaints. */
-    private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "lease", "claimBatch",
+    private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "nodeTimeout", "claimBatch",
         "maxHeld", "maxConcurrentDeliveries", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
         "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "definitions",
         "shards", "maxBacklog");

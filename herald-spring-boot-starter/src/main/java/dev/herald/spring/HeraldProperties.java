@@ -30,8 +30,8 @@ public class HeraldProperties {
   private boolean enabled = true;
 
   /**
-   * This node's name in leases; unique per running instance. A node restarted with the same id takes
-   * its old leases back at once. Default: host name and process id ("embedded" on Herald's own H2 files).
+   * This node's name; unique per running instance. A node restarted with the same id takes back what
+   * it held at once. Default: host name and process id ("embedded" on Herald's own H2 files).
    */
   private String nodeId;
 
@@ -41,8 +41,11 @@ public class HeraldProperties {
   /** Claim notices due this far ahead and fire them from memory on time. Default: 5s. */
   private Duration lookAhead;
 
-  /** How long a claim holds; at least twice the look-ahead. Default: 30s. */
-  private Duration lease;
+  /**
+   * A node silent this long is dead: other nodes take over its notices. It beats every quarter of
+   * this. Default: 2s.
+   */
+  private Duration nodeTimeout;
 
   /** Most notices per claim query. Default: 500. */
   private Integer claimBatch;
@@ -274,12 +277,12 @@ public class HeraldProperties {
     this.lookAhead = lookAhead;
   }
 
-  public Duration getLease() {
-    return lease;
+  public Duration getNodeTimeout() {
+    return nodeTimeout;
   }
 
-  public void setLease(Duration lease) {
-    this.lease = lease;
+  public void setNodeTimeout(Duration nodeTimeout) {
+    this.nodeTimeout = nodeTimeout;
   }
 
   public Integer getClaimBatch() {

@@ -109,10 +109,10 @@ final class SpringTransactionNotices {
       try {
         tx.afterCommit();
       } catch (RuntimeException e) {
-        // The business transaction committed; never fail it now. The notices are stored and leased:
-        // the poll delivers them once their lease expires.
+        // The business transaction committed; never fail it now. The notices are stored and
+        // provisionally held: the poll delivers them once that hold (the node timeout) ends.
         log.warn("Herald could not fire the notices of a committed transaction from memory; they will be"
-            + " delivered after their lease expires: {}", e.toString());
+            + " delivered by the poll: {}", e.toString());
       }
     }
 

@@ -196,8 +196,8 @@ class StartupFailureTest {
 
   @Test
   void badEngineSetting() {
-    runner().withPropertyValues("herald.lease=4s", "herald.look-ahead=5s")
-        .run(failsWith("herald.lease", "at least twice lookAhead"));
+    runner().withPropertyValues("herald.node-timeout=100ms")
+        .run(failsWith("herald.node-timeout", "at least 200 ms"));
   }
 
   @SpringBootConfiguration

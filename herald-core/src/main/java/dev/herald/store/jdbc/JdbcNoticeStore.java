@@ -67,6 +67,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   private final DataSource dataSource;
   private final Dialect dialect;
   private final Clock clock;
+  private final NodeStatements nodes;
   /**
    * Whether the driver reports one update count per row of a batch. The optimistic checks rely on
    * them; a driver that answers {@link Statement#SUCCESS_NO_INFO} (MariaDB Connector/J with {@code
@@ -79,6 +80,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.clock = clock;
+    this.nodes = new NodeStatements(dialect);
   }
 
   /** A store for the given data source, with the dialect detected from the database. */
@@ -306,7 +308,8 @@ public final class JdbcNoticeStore implements NoticeStore {
    * shards. Parameters: horizon, now, then {@link #bindAffinity}.
    */
   static String claimFilter(Claim claim) {
-    StringBuilder where = new StringBuilder("due_at <= ? AND lease_until < ?");
+    StringBuilder where = new StringBuilder(
+        "due_at <= ? AND lease_until < ? AND (owner IS NULL OR " + NodeStatements.OWNER_IS_DEAD + ")");
     if (!claim.definitions().isEmpty()) {
       where.append(" AND definition IN (").append(placeholders(claim.definitions().size())).append(')');
     }
@@ -320,6 +323,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   static int bindClaimFilter(PreparedStatement ps, int index, Claim claim) throws SQLException {
     ps.setLong(index++, claim.horizon().toEpochMilli());
     ps.setLong(index++, claim.now().toEpochMilli());
+    ps.setLong(index++, claim.aliveSince().toEpochMilli());
     for (String d : claim.definitions().stream().sorted().toList()) {
       ps.setString(index++, d);
     }
@@ -356,8 +360,8 @@ public final class JdbcNoticeStore implements NoticeStore {
         st.setLong(4, row.version() + 1);
         st.setLong(5, claim.now().toEpochMilli());
         dialect.setId(st, 6, row.id());
-        st.setLong(7, row.version());
-        st.setLong(8, claim.now().toEpochMilli()); // a lease renewed since the select is not free
+        st.setLong(7, row.version()); // a row changed since the select (another claim, an outcome) is not free
+        st.setLong(8, claim.now().toEpochMilli()); // nor one whose lease was renewed
       });
       List<NoticeRow> won = new ArrayList<>(candidates.size());
       for (int i = 0; i < counts.length; i++) {
@@ -418,29 +422,27 @@ public final class JdbcNoticeStore implements NoticeStore {
   }
 
   @Override
-  public Set<UUID> stillLeased(String owner, Collection<UUID> ids) {
+  public Set<UUID> adopt(String provisional, String owner, Collection<UUID> ids) {
     if (ids.isEmpty()) {
       return Set.of();
     }
-    return inTransaction("check leases", c -> {
-      Set<UUID> leased = new HashSet<>();
-      List<UUID> all = new ArrayList<>(ids);
-      for (int from = 0; from < all.size(); from += 500) {
-        List<UUID> chunk = all.subList(from, Math.min(all.size(), from + 500));
-        try (PreparedStatement ps = c.prepareStatement("SELECT id FROM herald_notice WHERE owner = ?"
-            + " AND status = 'IN_FLIGHT' AND id IN (" + placeholders(chunk.size()) + ")")) {
-          ps.setString(1, owner);
-          for (int i = 0; i < chunk.size(); i++) {
-            dialect.setId(ps, i + 2, chunk.get(i));
-          }
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              leased.add(dialect.getId(rs, "id"));
-            }
+    return inTransaction("adopt committed notices", c -> {
+      List<UUID> ordered = new ArrayList<>(new java.util.TreeSet<>(ids)); // one lock order for every writer
+      Set<UUID> adopted = new HashSet<>();
+      try (PreparedStatement ps = c.prepareStatement("UPDATE herald_notice SET owner = ?, version = version + 1"
+          + " WHERE id = ? AND owner = ? AND status = 'IN_FLIGHT'")) {
+        int[] counts = executeCounted(ps, ordered, (st, id) -> {
+          st.setString(1, owner);
+          dialect.setId(st, 2, id);
+          st.setString(3, provisional);
+        });
+        for (int i = 0; i < counts.length; i++) {
+          if (counts[i] == 1) {
+            adopted.add(ordered.get(i));
           }
         }
       }
-      return leased;
+      return adopted;
     });
   }
 
@@ -449,7 +451,8 @@ public final class JdbcNoticeStore implements NoticeStore {
     return inTransaction("release leases of " + owner, c -> {
       beginReadCommitted(c);
       try (PreparedStatement ps = c.prepareStatement(
-          "UPDATE herald_notice SET status = CASE WHEN attempts = retry_base THEN 'PENDING' ELSE 'FAILED' END,"
+          "UPDATE herald_notice SET status = CASE WHEN attempts = retry_base THEN 'PENDING'"
+              + " WHEN last_error IS NULL THEN 'AWAITING_CONFIRM' ELSE 'FAILED' END,"
               + " owner = NULL, lease_until = 0, version = version + 1, updated_at = ?"
               + " WHERE owner = ? AND status = 'IN_FLIGHT'")) {
         ps.setLong(1, now.toEpochMilli());
@@ -457,6 +460,88 @@ public final class JdbcNoticeStore implements NoticeStore {
         return ps.executeUpdate();
       }
     });
+  }
+
+  // ---------------------------------------------------------------- node liveness and requests
+
+  @Override
+  public void registerNode(String owner, String nodeId, Instant now) {
+    inTransaction("register node " + owner, c -> {
+      nodes.register(c, owner, nodeId, now);
+      return null;
+    });
+  }
+
+  @Override
+  public boolean heartbeat(String owner, Instant now, Instant aliveSince) {
+    return inTransaction("beat for node " + owner, c -> nodes.heartbeat(c, owner, now, aliveSince));
+  }
+
+  @Override
+  public boolean isAlive(String owner, Instant aliveSince) {
+    return inTransaction("check node " + owner, c -> nodes.isAlive(c, owner, aliveSince));
+  }
+
+  @Override
+  public List<String> incarnations(String nodeId) {
+    return inTransaction("list incarnations of " + nodeId, c -> nodes.incarnations(c, nodeId));
+  }
+
+  @Override
+  public void forgetNode(String owner) {
+    inTransaction("forget node " + owner, c -> {
+      nodes.forget(c, owner);
+      return null;
+    });
+  }
+
+  @Override
+  public int forgetSilentNodes(Instant before) {
+    return inTransaction("forget silent nodes", c -> nodes.forgetSilent(c, before));
+  }
+
+  @Override
+  public void requestRevocation(UUID id, String owner, Instant now) {
+    inTransaction("ask " + owner + " to let go of " + id, c -> {
+      nodes.requestRevocation(c, id, owner, now);
+      return null;
+    });
+  }
+
+  @Override
+  public List<UUID> revocationsFor(String owner) {
+    return inTransaction("read revocations", c -> nodes.revocationsFor(c, owner));
+  }
+
+  @Override
+  public void clearRevocations(Collection<UUID> ids) {
+    if (!ids.isEmpty()) {
+      inTransaction("clear revocations", c -> {
+        nodes.clearRevocations(c, ids);
+        return null;
+      });
+    }
+  }
+
+  @Override
+  public void recordEarlyConfirmation(UUID id, Instant now) {
+    inTransaction("record confirmation of " + id, c -> {
+      nodes.recordEarlyConfirmation(c, id, now);
+      return null;
+    });
+  }
+
+  @Override
+  public Set<UUID> takeEarlyConfirmations(Collection<UUID> ids) {
+    if (ids.isEmpty()) {
+      return Set.of();
+    }
+    return inTransaction("take early confirmations", c -> nodes.takeEarlyConfirmations(c, ids));
+  }
+
+  @Override
+  public int purgeRequests(Instant before) {
+    return inTransaction("purge requests", c -> nodes.purgeRequests(c, before));
   }
 
   // ---------------------------------------------------------------- changes

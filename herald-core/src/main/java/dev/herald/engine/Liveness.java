@@ -1,0 +1,92 @@
+package dev.herald.engine;
+
+import dev.herald.spi.NoticeStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * This node's claim to be alive. Each start (and each recovery from a lapse) is an incarnation with
+ * a token of its own, {@code nodeId#suffix}, which is what notice rows name as their owner. The
+ * heartbeat refreshes the token's row; other nodes take over the notices of a token whose row is
+ * older than {@code nodeTimeout}. So that they never deliver a notice this node is still
+ * delivering, this node <em>fences</em> itself: it starts no attempt later than three quarters of
+ * {@code nodeTimeout} after its last successful beat (the quarter left is the allowance for clock
+ * skew and for the instant between the check and the channel call).
+ *
+ * <p>A token whose beat lapsed is never revived: other nodes may already hold its notices, and
+ * this node no longer knows which of them it still holds. It takes a new token instead.
+ */
+final class Liveness {
+  private final NoticeStore store;
+  private final Clock clock;
+  private final String nodeId;
+  private final long timeoutMillis;
+  private volatile String token;
+  /** On this node's clock: no attempt starts at or after this instant. */
+  private volatile long fencedAt;
+
+  Liveness(NoticeStore store, Clock clock, String nodeId, java.time.Duration nodeTimeout) {
+    this.store = store;
+    this.clock = clock;
+    this.nodeId = nodeId;
+    this.timeoutMillis = nodeTimeout.toMillis();
+    this.token = newToken(nodeId);
+  }
+
+  private static String newToken(String nodeId) {
+    return nodeId + "#" + Long.toString(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 41), 36);
+  }
+
+  /** The token of the current incarnation: the owner written on the notices this node claims. */
+  String token() {
+    return token;
+  }
+
+  String nodeId() {
+    return nodeId;
+  }
+
+  /** Registers the current incarnation; it counts as alive from now. */
+  void register() {
+    long now = clock.millis();
+    store.registerNode(token, nodeId, Instant.ofEpochMilli(now));
+    fencedAt = now + fenceAfter();
+  }
+
+  /**
+   * Writes a heartbeat. Returns false if the token had lapsed: the caller must drop what it holds
+   * under the old token; a new incarnation is registered here.
+   */
+  boolean beat() {
+    long now = clock.millis();
+    if (store.heartbeat(token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis))) {
+      fencedAt = now + fenceAfter();
+      return true;
+    }
+    fencedAt = 0; // nothing more starts under the old token
+    String lapsed = token;
+    token = newToken(nodeId);
+    register();
+    try {
+      store.forgetNode(lapsed);
+    } catch (RuntimeException e) {
+      // its row is stale either way; housekeeping forgets it later
+    }
+    return false;
+  }
+
+  /** Whether an attempt may start now for a notice held under {@code owner}. */
+  boolean mayStart(String owner, long nowMillis) {
+    return nowMillis < fencedAt && token.equals(owner);
+  }
+
+  /** Nodes that beat at or after this instant are alive. */
+  Instant aliveSince(long nowMillis) {
+    return Instant.ofEpochMilli(nowMillis - timeoutMillis);
+  }
+
+  private long fenceAfter() {
+    return timeoutMillis * 3 / 4;
+  }
+}

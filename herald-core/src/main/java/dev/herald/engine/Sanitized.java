@@ -1,0 +1,42 @@
+package dev.herald.engine;
+
+import dev.herald.Attempt;
+import dev.herald.Notice;
+import dev.herald.spi.Change;
+import dev.herald.spi.NoticeRow;
+
+/** A change with its free text (description, error, attempt detail) reduced to short printable ASCII. */
+final class Sanitized {
+  private static final int MAX = 500;
+
+  private Sanitized() {}
+
+  static Change of(Change c, Throwable refusal) {
+    Notice n = c.next().notice();
+    String note = " [reduced: the database refused the original text: " + plain(String.valueOf(refusal.getMessage())) + "]";
+    Notice safe = new Notice(n.id(), n.definition(), n.payload(), plain(c.expected().notice().description()),
+        n.idempotencyKey(), n.status(), n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(),
+        n.lastError() == null ? null : plain(n.lastError()) + note, n.createdAt(), n.updatedAt(), n.finishedAt(),
+        n.target());
+    NoticeRow next = c.next();
+    Attempt a = c.attempt();
+    Attempt safeAttempt = a == null ? null
+        : new Attempt(a.noticeId(), a.number(), a.startedAt(), a.duration(), a.outcome(),
+            a.detail() == null ? null : plain(a.detail()) + note, a.node());
+    return new Change(c.expected(),
+        new NoticeRow(safe, next.owner(), next.leaseUntil(), next.version(), next.retryBase(), next.shard()),
+        safeAttempt);
+  }
+
+  static String plain(String text) {
+    if (text == null) {
+      return null;
+    }
+    StringBuilder b = new StringBuilder(Math.min(text.length(), MAX));
+    for (int i = 0; i < text.length() && b.length() < MAX; i++) {
+      char ch = text.charAt(i);
+      b.append(ch >= 0x20 && ch < 0x7f ? ch : '?');
+    }
+    return b.toString();
+  }
+}
