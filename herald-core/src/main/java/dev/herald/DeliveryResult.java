@@ -8,10 +8,14 @@ import java.util.Objects;
  *
  * @param outcome what happened
  * @param detail a short summary for the attempt log: the error, or the receiver's response
- * @param retryAfter the least time to wait before the next attempt (e.g. HTTP Retry-After); null if none
+ * @param retryAfter the least time to wait before the next attempt (e.g. HTTP Retry-After); null if
+ *     none. A longer wait than {@link #MAX_RETRY_AFTER} is read as that: no receiver's answer can
+ *     push a notice beyond what time arithmetic, operators and alerts handle
  * @param description a new description for the notice, written with the outcome; null keeps it
  */
 public record DeliveryResult(Outcome outcome, String detail, Duration retryAfter, String description) {
+  /** The longest wait a result can ask for. */
+  public static final Duration MAX_RETRY_AFTER = Duration.ofDays(1);
 
   /** The four ways an attempt can end. */
   public enum Outcome {
@@ -38,6 +42,9 @@ public record DeliveryResult(Outcome outcome, String detail, Duration retryAfter
     }
     if (retryAfter != null && retryAfter.isNegative()) {
       throw new IllegalArgumentException("retryAfter must not be negative");
+    }
+    if (retryAfter != null && retryAfter.compareTo(MAX_RETRY_AFTER) > 0) {
+      retryAfter = MAX_RETRY_AFTER;
     }
   }
 

@@ -104,6 +104,31 @@ class SyncFirstTest {
   }
 
   @Test
+  void aRateLimitedTargetDefersOnlyItselfNotOtherTargetsOfTheSameDefinition() {
+    // the local channel's target is the handler's name: one definition, two receivers
+    Herald merchants = Herald.builder()
+        .h2File(dir.resolve("merchants"))
+        .circuitOpenFor(Duration.ofSeconds(30))
+        .define(NoticeDefinition.builder("paid").handler("merchant-a").build())
+        .handler("merchant-a", ctx -> DeliveryResult.retryAfter(Duration.ofSeconds(60), "429 Too Many Requests"))
+        .handler("merchant-b", ctx -> DeliveryResult.delivered())
+        .build()
+        .start();
+    try (merchants) {
+      SyncDelivery a = merchants.deliverNow(NoticeRequest.of("paid", "{}"), Duration.ofSeconds(5));
+      assertThat(a.status()).isEqualTo(SyncDelivery.Status.DEFERRED);
+      assertThat(merchants.receiverState("paid")).as("the definition's own target").isEqualTo(ReceiverState.OPEN);
+
+      SyncDelivery b = merchants.deliverNow(NoticeRequest.of("paid", "{}").target("merchant-b"), Duration.ofSeconds(5));
+      assertThat(b.status()).as(b.reason()).isEqualTo(SyncDelivery.Status.DELIVERED);
+
+      SyncDelivery again = merchants.deliverNow(NoticeRequest.of("paid", "{}").target("merchant-a"), Duration.ofSeconds(5));
+      assertThat(again.status()).isEqualTo(SyncDelivery.Status.DEFERRED);
+      assertThat(again.reason()).contains("failing or rate-limited");
+    }
+  }
+
+  @Test
   void outcomeOfCompletesAfterTheFirstAttemptAndAtOnceForAnAttemptedNotice() throws Exception {
     Notice n = herald.enqueue("sms", "{\"await\":1}");
     Notice after = herald.outcomeOf(n.id()).get(5, TimeUnit.SECONDS);

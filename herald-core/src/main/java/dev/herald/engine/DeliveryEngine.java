@@ -809,6 +809,7 @@ public final class DeliveryEngine {
         requestPoll();
       }
       revocations();
+      holdings.expireSupersessions(clock.millis() - 60_000);
     } catch (Throwable e) {
       listeners.onEngineError("heartbeat", e);
       log.warn("Herald node {}: heartbeat failed: {}", settings.nodeId(), e.toString());

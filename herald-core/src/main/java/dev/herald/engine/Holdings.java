@@ -30,9 +30,6 @@ final class Holdings {
     NOT_HELD
   }
 
-  /** Never stored today; kept as the one sentinel the loops below skip. */
-  private static final HeldNotice RESERVED = new HeldNotice(null, null, 0);
-
   private final Map<UUID, HeldNotice> held = new ConcurrentHashMap<>();
   /**
    * Versions of notices an operator changed while this node's claim of them may still have been on
@@ -72,7 +69,7 @@ final class Holdings {
   void supersede(UUID id, long version, long nowMillis) {
     superseded.merge(id, new long[] {version, nowMillis}, (a, b) -> a[0] >= b[0] ? a : b);
     HeldNotice h = held.get(id);
-    if (h != null && h != RESERVED && h.row.version() <= version) {
+    if (h != null && h.row.version() <= version) {
       takeBack(id);
     }
   }
@@ -134,9 +131,6 @@ final class Holdings {
       if (h == null) {
         return new Taken(TakeBack.NOT_HELD, null);
       }
-      if (h == RESERVED) {
-        return new Taken(TakeBack.BUSY, null);
-      }
       boolean taken = timer.remove(id, h) != null ? h.move(Stage.TIMER, Stage.GONE) : h.move(Stage.WAITING, Stage.GONE);
       if (taken) {
         if (held.remove(id, h)) {
@@ -156,7 +150,7 @@ final class Holdings {
   int dropUnstartedNotOwnedBy(String current) {
     int dropped = 0;
     for (HeldNotice h : held.values()) {
-      if (h != RESERVED && !current.equals(h.owner()) && takeBack(h.id()) == TakeBack.TAKEN) {
+      if (!current.equals(h.owner()) && takeBack(h.id()) == TakeBack.TAKEN) {
         dropped++;
       }
     }
@@ -180,9 +174,7 @@ final class Holdings {
   Map<Stage, Integer> countByStage() {
     Map<Stage, Integer> counts = new java.util.EnumMap<>(Stage.class);
     for (HeldNotice h : held.values()) {
-      if (h != RESERVED) {
-        counts.merge(h.stage(), 1, Integer::sum);
-      }
+      counts.merge(h.stage(), 1, Integer::sum);
     }
     return counts;
   }
@@ -192,7 +184,7 @@ final class Holdings {
     int n = 0;
     for (HeldNotice h : held.values()) {
       Stage s = h.stage();
-      if (h != RESERVED && (s == Stage.DELIVERING || s == Stage.RECORDING)) {
+      if (s == Stage.DELIVERING || s == Stage.RECORDING) {
         n++;
       }
     }

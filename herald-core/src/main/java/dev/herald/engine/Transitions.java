@@ -16,11 +16,8 @@ import java.util.random.RandomGenerator;
 public final class Transitions {
   /** Longest description kept. */
   public static final int MAX_DESCRIPTION = 4000;
-  /**
-   * Longest pause a receiver can ask for (Retry-After, a channel's deferral): a longer one is read
-   * as this, so that no answer can push a notice beyond what time arithmetic and operators handle.
-   */
-  public static final Duration MAX_RETRY_AFTER = Duration.ofDays(1);
+  /** See {@link DeliveryResult#MAX_RETRY_AFTER}; applied again here for results built by other means. */
+  private static final Duration MAX_RETRY_AFTER = DeliveryResult.MAX_RETRY_AFTER;
 
   private Transitions() {}
 

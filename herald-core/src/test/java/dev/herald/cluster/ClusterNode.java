@@ -30,21 +30,30 @@ import java.util.concurrent.locks.LockSupport;
  *       {@link Herald.Builder#jdbc} (Herald's own Hikari pool); initSql sets a non-UTC session zone
  *   <li>{@code node}: the node id; {@code log}: the deliveries log; {@code stop}: a file whose
  *       appearance asks the node to close and exit
- *   <li>{@code lease}, {@code delay} (handler, ms), {@code concurrency}, {@code maxHeld}, {@code claimBatch},
- *       {@code pace} (ms between enqueued batches)
+ *   <li>{@code nodeTimeout} (ms; Herald's default, 2 s, if absent): how long this node may go without
+ *       a heartbeat before the others take over its notices; it beats every quarter of it
+ *   <li>{@code lookAhead} (ms, default 2000), {@code delay} (handler, ms), {@code concurrency},
+ *       {@code maxHeld}, {@code claimBatch}, {@code pace} (ms between enqueued batches)
  *   <li>{@code from}, {@code to}: enqueue notices {@code {"n":i}} for i in [from, to), in
  *       transactions of {@value #BATCH}, each with idempotency key {@code n-i}, so a batch whose commit
  *       failed (the database went away) is simply enqueued again
+ *   <li>{@code fireIn} ({@code min-max}, ms; default: due at once): the enqueued notices are due this
+ *       long after they are enqueued, spread evenly from min (the first) to max (the last)
  * </ul>
  *
- * <p>The handler appends {@code <n> <node> <epoch ms>} to the log per delivery (not forced: a killed
- * process's writes survive in the page cache). Prints {@code STARTED}, {@code ACKED <i>} after each
- * committed batch, {@code ENQUEUE-FAILED} for each failed attempt, {@code ENQUEUED}, then {@code DONE}
- * after a graceful close.
+ * <p>The handler appends {@code <n> <node> <epoch ms> <epoch ms the handler was entered>} to the log
+ * per delivery (not forced: a killed process's writes survive in the page cache). Prints {@code
+ * STARTED}, {@code ACKED <i>} after each committed batch, {@code ENQUEUE-FAILED} for each failed
+ * attempt, {@code ENQUEUED}, {@code LAPSED <epoch ms> <message>} when the engine reports that its
+ * heartbeat lapsed, then {@code DONE} after a graceful close. An unknown option (such as the former
+ * {@code lease}) stops it with exit status 2.
  */
 public final class ClusterNode {
   static final String DEFINITION = "cluster";
   static final int BATCH = 100;
+  static final java.util.Set<String> OPTIONS = java.util.Set.of("url", "user", "password", "initSql", "node", "log",
+      "stop", "nodeTimeout", "lookAhead", "delay", "concurrency", "maxHeld", "claimBatch", "pace", "from", "to",
+      "fireIn");
 
   private ClusterNode() {}
 
@@ -54,19 +63,30 @@ public final class ClusterNode {
       int eq = arg.indexOf('=');
       a.put(arg.substring(0, eq), arg.substring(eq + 1));
     }
+    for (String key : a.keySet()) {
+      if (!OPTIONS.contains(key)) {
+        System.out.println("UNKNOWN OPTION " + key + (key.equals("lease") ? " (renamed to nodeTimeout)" : ""));
+        System.out.flush();
+        System.exit(2);
+      }
+    }
     String node = a.get("node");
     Path stop = Path.of(a.get("stop"));
     long delayNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(a.getOrDefault("delay", "0")));
-    Duration lease = Duration.ofMillis(Long.parseLong(a.getOrDefault("lease", "30000")));
+    Duration nodeTimeout = a.containsKey("nodeTimeout") ? Duration.ofMillis(Long.parseLong(a.get("nodeTimeout"))) : null;
+    Duration lookAhead = Duration.ofMillis(Long.parseLong(a.getOrDefault("lookAhead", "2000")));
     int from = Integer.parseInt(a.getOrDefault("from", "0"));
     int to = Integer.parseInt(a.getOrDefault("to", "0"));
     String initSql = a.get("initSql");
     long paceNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(a.getOrDefault("pace", "0")));
+    String fireIn = a.get("fireIn");
+    long fireMin = fireIn == null ? 0 : Long.parseLong(fireIn.substring(0, fireIn.indexOf('-')));
+    long fireMax = fireIn == null ? 0 : Long.parseLong(fireIn.substring(fireIn.indexOf('-') + 1));
     PrintStream out = System.out;
 
     FileChannel log = FileChannel.open(Path.of(a.get("log")), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.APPEND);
-    Herald herald = Herald.builder()
+    Herald.Builder builder = Herald.builder()
         .jdbc(a.get("url"), a.get("user"), a.getOrDefault("password", ""))
         .pool(config -> {
           config.setMaximumPoolSize(8);
@@ -78,11 +98,13 @@ public final class ClusterNode {
         .nodeId(node)
         .define(NoticeDefinition.builder(DEFINITION).handler("record").retry("200ms").unlimitedAttempts().build())
         .handler("record", ctx -> {
+          long entered = System.currentTimeMillis();
           if (delayNanos > 0) {
             LockSupport.parkNanos(delayNanos);
           }
           String p = ctx.payload();
-          String line = p.substring(p.indexOf(':') + 1, p.length() - 1) + " " + node + " " + System.currentTimeMillis() + "\n";
+          String line = p.substring(p.indexOf(':') + 1, p.length() - 1) + " " + node + " " + System.currentTimeMillis()
+              + " " + entered + "\n";
           ByteBuffer buf = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
           synchronized (log) {
             while (buf.hasRemaining()) {
@@ -91,15 +113,25 @@ public final class ClusterNode {
           }
           return DeliveryResult.delivered();
         })
-        .nodeTimeout(lease)
-        .lookAhead(Duration.ofMillis(2_000))
+        .listener(new dev.herald.HeraldListener() {
+          @Override
+          public void onEngineError(String step, Throwable error) {
+            if (step.equals("heartbeat") && String.valueOf(error.getMessage()).contains("missed its heartbeats")) {
+              out.println("LAPSED " + System.currentTimeMillis() + " " + error.getMessage());
+              out.flush();
+            }
+          }
+        })
+        .lookAhead(lookAhead)
         .pollInterval(Duration.ofMillis(100))
         .maxConcurrentDeliveries(Integer.parseInt(a.getOrDefault("concurrency", "16")))
         .maxHeld(Integer.parseInt(a.getOrDefault("maxHeld", "1000")))
         .claimBatch(Integer.parseInt(a.getOrDefault("claimBatch", "200")))
-        .shutdownTimeout(Duration.ofSeconds(10))
-        .build()
-        .start();
+        .shutdownTimeout(Duration.ofSeconds(10));
+    if (nodeTimeout != null) {
+      builder.nodeTimeout(nodeTimeout);
+    }
+    Herald herald = builder.build().start();
     out.println("STARTED " + node + " pid " + ProcessHandle.current().pid());
     out.flush();
 
@@ -107,7 +139,13 @@ public final class ClusterNode {
       int last = Math.min(to, first + BATCH);
       List<NoticeRequest> batch = new ArrayList<>(last - first);
       for (int i = first; i < last; i++) {
-        batch.add(NoticeRequest.of(DEFINITION, "{\"n\":" + i + "}").idempotencyKey("n-" + i));
+        NoticeRequest request = NoticeRequest.of(DEFINITION, "{\"n\":" + i + "}").idempotencyKey("n-" + i);
+        if (fireIn != null) {
+          long span = fireMax - fireMin;
+          long in = fireMin + (to - from <= 1 ? 0 : span * (i - from) / (to - from - 1));
+          request = request.fireAt(java.time.Instant.ofEpochMilli(System.currentTimeMillis() + in));
+        }
+        batch.add(request);
       }
       while (true) {
         try {

@@ -68,6 +68,37 @@ class OutcomeWriterTest {
         .allSatisfy(e -> assertThat(e.getValue()).isTrue());
   }
 
+  /** Finding 13: an outcome the store keeps refusing was reported stale and redelivered without end. */
+  @Test
+  void anOutcomeRefusedForItsTextIsRecordedWithTheTextReduced() throws Exception {
+    UUID id = UUID.randomUUID();
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    Notice n = new Notice(id, "d", "{}", null, null, NoticeStatus.IN_FLIGHT, 0, t, t, null, null, t, t, null, null);
+    NoticeRow row = new NoticeRow(n, "node", t.plusSeconds(30), 2, 0);
+    Change refused = Transitions.afterAttempt(new Transitions.AttemptFacts(row,
+            dev.herald.NoticeDefinition.builder("d").handler("h").retry("1m").build(),
+            dev.herald.DeliveryResult.retry("receiver said \u0000\u2603 no"), t, java.time.Duration.ofMillis(5), "node"),
+        t, null, t, new java.util.Random(1)).change();
+    List<Change> written = new ArrayList<>();
+
+    writer(changes -> {
+      for (Change c : changes) {
+        if (c.next().notice().lastError().chars().anyMatch(ch -> ch < 0x20 || ch > 0x7e)) {
+          throw new StoreException("invalid byte sequence", new java.sql.SQLDataException("22021"));
+        }
+      }
+      written.addAll(changes);
+      return changes.stream().map(c -> true).toList();
+    }).write(List.of(new OutcomeWriter.Pending(null, refused, null)));
+
+    assertThat(recorded.get(id)).as("recorded, not given up").isTrue();
+    assertThat(written).singleElement().satisfies(c -> {
+      assertThat(c.next().notice().status()).isEqualTo(NoticeStatus.FAILED);
+      assertThat(c.next().notice().lastError()).startsWith("receiver said ?? no").contains("[reduced");
+      assertThat(c.attempt().detail()).startsWith("receiver said ?? no");
+    });
+  }
+
   @Test
   void anUnreachableDatabaseIsWaitedOutNotGivenUp() throws Exception {
     UUID id = UUID.randomUUID();

@@ -4,6 +4,7 @@ import static dev.herald.NoticeStatus.IN_FLIGHT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.herald.DeliveryResult;
+import dev.herald.engine.Ids;
 import dev.herald.spi.Change;
 import dev.herald.spi.Claim;
 import dev.herald.spi.InsertResult;
@@ -32,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -193,6 +195,204 @@ public abstract class ClusterStoreContract extends NoticeStoreContract {
     assertThat(store.find(before.id())).contains(before);
     assertThat(store.find(after.id())).contains(after);
     assertThat(store.find(duplicate.id())).isEmpty();
+  }
+
+  /**
+   * Two transactions enqueue one key at once: the second's insert waits for the first's key and,
+   * once the first commits, returns the first's notice. Each transaction reads before it enqueues, as
+   * an application's does: under REPEATABLE READ (MySQL's and MariaDB's default) its snapshot then
+   * predates the other's commit, and a plain read of the key found nothing ("vanished").
+   */
+  @Test
+  void transactionsEnqueueingOneKeyAtOnceGetOneNotice() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 3; round++) {
+        String key = "race-" + round;
+        CountDownLatch bothRead = new CountDownLatch(2);
+        List<Future<InsertResult>> results = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          results.add(pool.submit(() -> {
+            try (Connection c = dataSource().getConnection()) {
+              c.setAutoCommit(false);
+              readSomething(c);
+              bothRead.countDown();
+              assertThat(bothRead.await(10, TimeUnit.SECONDS)).isTrue();
+              InsertResult r = store.insert(c, row().key(key).build());
+              if (r.created()) {
+                Thread.sleep(300); // hold the key uncommitted: the other insert waits for it
+              }
+              c.commit();
+              return r;
+            }
+          }));
+        }
+        InsertResult a = results.get(0).get(30, TimeUnit.SECONDS);
+        InsertResult b = results.get(1).get(30, TimeUnit.SECONDS);
+        assertThat(a.created() ^ b.created()).as("exactly one created, round %d", round).isTrue();
+        assertThat(a.row()).isEqualTo(b.row());
+        assertThat(count("SELECT COUNT(*) FROM herald_idempotency WHERE notice_id = ?", a.row().id())).isEqualTo(1);
+      }
+      assertThat(count("SELECT COUNT(*) FROM herald_notice")).isEqualTo(3);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** The key and its notice committed, and the notice archived, after the caller's transaction began. */
+  @Test
+  void aKeyTakenAfterTheCallersSnapshotFindsItsNoticeEvenArchived() throws SQLException {
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      readSomething(c);
+      NoticeRow first = insert(row().key("late"));
+      assertThat(apply(attempt(claimOne(first), DeliveryResult.delivered(), T))).containsExactly(true);
+
+      InsertResult got = store.insert(c, row().key("late").build());
+      c.commit();
+
+      assertThat(got).isEqualTo(new InsertResult(stored(first), false));
+      assertThat(got.row().status()).isEqualTo(dev.herald.NoticeStatus.SUCCEEDED);
+    }
+  }
+
+  /** A read that opens the transaction's snapshot (InnoDB's REPEATABLE READ takes it at the first read). */
+  private static void readSomething(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM herald_notice")) {
+      rs.next();
+    }
+  }
+
+  // ================================================================ lock order
+
+  /**
+   * An outcome batch and a lease renewal of the same node. Notices whose outcomes are being written
+   * are still being delivered, so the heartbeat renews them meanwhile, locking in id order. A batch
+   * recording a retry of B (an update) and a success of A &lt; B (an archive) ran its updates before
+   * its archives, so it took B before A: with the renewal holding A and waiting for B, the two
+   * deadlocked (the database then rolled one back, and the store ran it again). Confirmed on H2,
+   * PostgreSQL (after deadlock_timeout, 1 s by default) and MariaDB.
+   */
+  @Test
+  void anOutcomeBatchAndALeaseRenewalCrossingItDoNotDeadlock() throws Exception {
+    List<NoticeRow> two = claimedInIdOrder("n1", T);
+    NoticeRow a = two.get(0);
+    NoticeRow b = two.get(1);
+    Change retryB = attempt(b, DeliveryResult.retry("again"), T);
+    Change successA = attempt(a, DeliveryResult.delivered(), T);
+    AtomicInteger deadlocks = new AtomicInteger();
+    DataSource counted = countingDeadlocks(dataSource(), deadlocks);
+    JdbcNoticeStore renewing = new JdbcNoticeStore(counted, dialect(), clock);
+    CompletableFuture<Set<UUID>> renewal = new CompletableFuture<>();
+    DataSource hooked = beforeFirst(counted, JdbcLockOrder::archives, () -> {
+      CompletableFuture.runAsync(() -> renewal.complete(renewing.renewLeases("n1", List.of(a.id(), b.id()), T.plusSeconds(60))));
+      JdbcLockOrder.waitAWhile(renewal);
+    });
+
+    List<Boolean> applied = new JdbcNoticeStore(hooked, dialect(), clock).apply(List.of(retryB, successA));
+    renewal.get(30, TimeUnit.SECONDS);
+
+    assertThat(deadlocks.get()).as("deadlocks").isZero();
+    assertThat(applied).containsExactly(true, true);
+    assertThat(stored(a)).isEqualTo(successA.next());
+    assertThat(stored(b)).isEqualTo(retryB.next());
+  }
+
+  /**
+   * Two nodes record outcomes of the same two notices: n1's leases ran out and n2 took both over, so
+   * n1's batch is stale. InnoDB at REPEATABLE READ locks the row a version-checked statement reads even
+   * when the version does not match, so n1's stale update of A locked A; n2's batch (update of B, then
+   * archive of A) crossed it and the two deadlocked. PostgreSQL checks the version before it locks, so
+   * there a stale change waits for nothing and this crossing cannot deadlock.
+   */
+  @Test
+  void aStaleBatchOfAnotherNodeCrossingABatchDoesNotDeadlock() throws Exception {
+    List<NoticeRow> n1Rows = claimedInIdOrder("n1", T);
+    NoticeRow a1 = n1Rows.get(0);
+    NoticeRow b1 = n1Rows.get(1);
+    Instant later = T.plusSeconds(31); // n1's leases have run out
+    List<NoticeRow> n2Rows = claimedInIdOrder("n2", later);
+    NoticeRow a2 = n2Rows.get(0);
+    NoticeRow b2 = n2Rows.get(1);
+    List<Change> stale = List.of(attempt(a1, DeliveryResult.retry("n1 late"), T), attempt(b1, DeliveryResult.delivered(), T));
+    List<Change> live = List.of(attempt(b2, DeliveryResult.retry("again"), later), attempt(a2, DeliveryResult.delivered(), later));
+    AtomicInteger deadlocks = new AtomicInteger();
+    DataSource counted = countingDeadlocks(dataSource(), deadlocks);
+    JdbcNoticeStore n1 = new JdbcNoticeStore(counted, dialect(), clock);
+    CompletableFuture<List<Boolean>> n1Applied = new CompletableFuture<>();
+    DataSource hooked = beforeFirst(counted, JdbcLockOrder::archives, () -> {
+      CompletableFuture.runAsync(() -> n1Applied.complete(n1.apply(stale)));
+      JdbcLockOrder.waitAWhile(n1Applied);
+    });
+
+    List<Boolean> n2Applied = new JdbcNoticeStore(hooked, dialect(), clock).apply(live);
+
+    assertThat(n1Applied.get(30, TimeUnit.SECONDS)).containsExactly(false, false);
+    assertThat(deadlocks.get()).as("deadlocks").isZero();
+    assertThat(n2Applied).containsExactly(true, true);
+    assertThat(stored(a1)).isEqualTo(live.get(1).next());
+    assertThat(stored(b1)).isEqualTo(live.get(0).next());
+  }
+
+  /**
+   * Inserts two notices if there are none, then claims both for {@code owner} at {@code now}; lower id
+   * first. Their ids are UUIDv7s, as Herald makes them, whose order in Java is the database's.
+   */
+  private List<NoticeRow> claimedInIdOrder(String owner, Instant now) throws SQLException {
+    if (count("SELECT COUNT(*) FROM herald_notice") == 0) {
+      insert(row().id(Ids.next(clock)));
+      insert(row().id(Ids.next(clock)));
+    }
+    List<NoticeRow> got = new ArrayList<>(store.claim(new Claim(owner, now, now, now.plusSeconds(30), 10)));
+    assertThat(got).hasSize(2);
+    got.sort(java.util.Comparator.comparing(NoticeRow::id));
+    return got;
+  }
+
+  /** Helpers of the lock-order tests. */
+  private static final class JdbcLockOrder {
+    /** The statement that archives (deletes live rows): the second group of a batch. */
+    static boolean archives(String sql) {
+      return sql.contains("DELETE FROM herald_notice ");
+    }
+
+    /** Lets the other transaction run until it waits for a lock (or finishes). */
+    static void waitAWhile(CompletableFuture<?> other) {
+      try {
+        other.get(1500, TimeUnit.MILLISECONDS);
+      } catch (Exception stillWaiting) {
+        // expected: it waits for a row this transaction holds
+      }
+    }
+  }
+
+  /** A data source counting the deadlocks (and serialization failures) its statements report. */
+  private static DataSource countingDeadlocks(DataSource real, AtomicInteger deadlocks) {
+    return proxy(DataSource.class, real, (m, a) -> {
+      Object result = m.invoke(real, a);
+      if (!(result instanceof Connection c)) {
+        return result;
+      }
+      return proxy(Connection.class, c, (cm, ca) -> {
+        Object r = cm.invoke(c, ca);
+        if (!(r instanceof PreparedStatement ps)) {
+          return r;
+        }
+        return proxy(PreparedStatement.class, ps, (pm, pa) -> {
+          try {
+            return pm.invoke(ps, pa);
+          } catch (InvocationTargetException e) {
+            for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+              if (t instanceof SQLException sql && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()))) {
+                deadlocks.incrementAndGet();
+                break;
+              }
+            }
+            throw e;
+          }
+        });
+      });
+    });
   }
 
   // ================================================================ batch update counts

@@ -117,7 +117,7 @@ class HeraldAutoConfigurationTest {
   @Test
   void everyEngineSettingHasAProperty() {
     runner().withPropertyValues(
-        "herald.node-id=node-7", "herald.poll-interval=250ms", "herald.look-ahead=PT2S", "herald.lease=40s",
+        "herald.node-id=node-7", "herald.poll-interval=250ms", "herald.look-ahead=PT2S", "herald.node-timeout=4s",
         "herald.claim-batch=50", "herald.max-held=500", "herald.max-concurrent-deliveries=8",
         "herald.delivery-timeout=20s", "herald.write-batch=20", "herald.shutdown-timeout=3s",
         "herald.history-retention=7d", "herald.housekeeping-interval=1m", "herald.max-payload-bytes=2048",
@@ -128,7 +128,7 @@ class HeraldAutoConfigurationTest {
           assertThat(s.nodeId()).isEqualTo("node-7");
           assertThat(s.pollInterval()).isEqualTo(Duration.ofMillis(250));
           assertThat(s.lookAhead()).isEqualTo(Duration.ofSeconds(2));
-          assertThat(s.lease()).isEqualTo(Duration.ofSeconds(40));
+          assertThat(s.nodeTimeout()).isEqualTo(Duration.ofSeconds(4));
           assertThat(s.claimBatch()).isEqualTo(50);
           assertThat(s.maxHeld()).isEqualTo(500);
           assertThat(s.maxConcurrentDeliveries()).isEqualTo(8);
@@ -351,7 +351,7 @@ class HeraldAutoConfigurationTest {
       EngineSettings s = h.settings();
       assertThat(duration(defaults.get("herald.poll-interval"))).isEqualTo(s.pollInterval());
       assertThat(duration(defaults.get("herald.look-ahead"))).isEqualTo(s.lookAhead());
-      assertThat(duration(defaults.get("herald.lease"))).isEqualTo(s.lease());
+      assertThat(duration(defaults.get("herald.node-timeout"))).isEqualTo(s.nodeTimeout());
       assertThat(defaults.get("herald.claim-batch")).isEqualTo(String.valueOf(s.claimBatch()));
       assertThat(defaults.get("herald.max-held")).isEqualTo(String.valueOf(s.maxHeld()));
       assertThat(defaults.get("herald.max-concurrent-deliveries")).isEqualTo(String.valueOf(s.maxConcurrentDeliveries()));

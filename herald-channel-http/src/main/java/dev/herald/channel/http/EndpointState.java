@@ -39,6 +39,8 @@ final class EndpointState {
   private int windowFailures;
   private String lastFailure;
   private String openReason;
+  private long lastFailureAt = Long.MIN_VALUE;
+  private volatile long lastUsed = Long.MIN_VALUE;
 
   EndpointState(Endpoint endpoint, CircuitSettings settings) {
     this.endpoint = endpoint;
@@ -50,7 +52,8 @@ final class EndpointState {
   }
 
   /** Takes a request slot if fewer than {@code limit} are in flight. */
-  boolean tryAcquire(int limit) {
+  boolean tryAcquire(int limit, long now) {
+    lastUsed = now;
     while (true) {
       int n = inFlight.get();
       if (n >= limit) {
@@ -122,6 +125,7 @@ final class EndpointState {
     consecutiveFailures++;
     windowFailures++;
     lastFailure = failure;
+    lastFailureAt = now;
     if (pause != null && !pause.isZero()) {
       open(now, pause.toMillis(), "asked to wait: " + failure);
     } else if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
@@ -141,6 +145,17 @@ final class EndpointState {
     openUntil = Math.max(circuit == EndpointStatus.Circuit.OPEN ? openUntil : 0, now + millis);
     circuit = EndpointStatus.Circuit.OPEN;
     openReason = reason;
+  }
+
+  /**
+   * Whether this state may be forgotten: nothing in flight, circuit closed (an open one, even past
+   * its open period, still owes a probe), not used since {@code usedBefore} and no failure since
+   * {@code failedBefore}. Called under the map's lock for this endpoint, which excludes {@link
+   * #tryAcquire} and so everything that changes the state.
+   */
+  synchronized boolean evictable(long usedBefore, long failedBefore) {
+    return inFlight.get() == 0 && circuit == EndpointStatus.Circuit.CLOSED && !probing
+        && lastUsed <= usedBefore && lastFailureAt <= failedBefore;
   }
 
   synchronized EndpointStatus status(long now) {

@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -96,7 +95,7 @@ public final class HttpChannel implements Channel {
   private final String userAgent;
   private final HttpClient client;
   private final ExecutorService executor;
-  private final Map<Endpoint, EndpointState> endpoints = new ConcurrentHashMap<>();
+  private final Endpoints endpoints;
   private volatile boolean closed;
 
   private HttpChannel(Builder b) {
@@ -109,6 +108,7 @@ public final class HttpChannel implements Channel {
     this.circuitSettings = new CircuitSettings(b.failureThreshold, b.failureRate, b.minimumCalls, b.rateWindow,
         b.openFor, b.probeWait);
     this.clock = b.clock;
+    this.endpoints = new Endpoints(circuitSettings, b.clock, b.endpointSoftCap, b.endpointIdleAfter);
     this.userAgent = b.userAgent;
     this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
     HttpClient.Builder cb = HttpClient.newBuilder()
@@ -156,16 +156,19 @@ public final class HttpChannel implements Channel {
     HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
   }
 
-  /** Every endpoint this channel has delivered to, with its circuit and requests in flight. */
+  /**
+   * Every endpoint this channel has delivered to lately, with its circuit and requests in flight.
+   * Quiet endpoints (nothing in flight, circuit closed) are forgotten after a while without use.
+   */
   public List<EndpointStatus> endpoints() {
     long now = clock.millis();
-    return endpoints.values().stream()
+    return endpoints.all().stream()
         .map(e -> e.status(now))
         .sorted(Comparator.comparing(EndpointStatus::endpoint))
         .toList();
   }
 
-  /** The status of the endpoint (origin) of {@code url}, if this channel has delivered there. */
+  /** The status of the endpoint (origin) of {@code url}, if this channel has delivered there lately. */
   public Optional<EndpointStatus> endpoint(String url) {
     EndpointState s = endpoints.get(Target.parse(url).endpoint());
     return s == null ? Optional.empty() : Optional.of(s.status(clock.millis()));
@@ -190,11 +193,11 @@ public final class HttpChannel implements Channel {
           "definition '" + delivery.definition().name() + "' has a bad option: " + e.getMessage()
               + "\n(no request sent; fix the definition and the next attempt uses it)"));
     }
-    EndpointState endpoint = endpoints.computeIfAbsent(target.endpoint(), e -> new EndpointState(e, circuitSettings));
-    if (!endpoint.tryAcquire(options.maxConcurrency())) {
+    EndpointState endpoint = endpoints.acquire(target.endpoint(), options.maxConcurrency());
+    if (endpoint == null) {
       return CompletableFuture.completedFuture(DeliveryResult.defer(jittered(busyDelay),
-          "endpoint busy: " + target.endpoint() + " has " + endpoint.inFlight() + " requests in flight (limit "
-              + options.maxConcurrency() + "); deferred, not queued"));
+          "endpoint busy: " + target.endpoint() + " has its limit of " + options.maxConcurrency()
+              + " requests in flight; deferred, not queued"));
     }
     EndpointState.Admission admission = endpoint.admit(clock.millis());
     if (!admission.allowed()) {
@@ -521,6 +524,8 @@ public final class HttpChannel implements Channel {
     private Duration openFor = Duration.ofSeconds(30);
     private Duration probeWait = Duration.ofSeconds(1);
     private Clock clock = Clock.systemUTC();
+    private int endpointSoftCap = 10_000;
+    private Duration endpointIdleAfter = Duration.ofMinutes(10);
     private String userAgent = "Herald-Webhooks/1";
     private SSLContext sslContext;
     private ProxySelector proxy;
@@ -615,6 +620,13 @@ public final class HttpChannel implements Channel {
     /** The time for {@code webhook-timestamp}, Retry-After dates and circuits; default the system clock. */
     public Builder clock(Clock c) {
       this.clock = c;
+      return this;
+    }
+
+    /** Tests only: how many endpoints are kept before quiet ones are evicted early, and how long until an unused one is. */
+    Builder endpointEviction(int softCap, Duration idleAfter) {
+      this.endpointSoftCap = softCap;
+      this.endpointIdleAfter = idleAfter;
       return this;
     }
 

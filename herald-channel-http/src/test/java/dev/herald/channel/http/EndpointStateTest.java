@@ -95,15 +95,33 @@ class EndpointStateTest {
   }
 
   @Test
+  void onlyAQuietStateWithoutRecentFailuresIsEvictable() {
+    EndpointState s = state(1, 1.0, 1_000);
+    assertThat(s.tryAcquire(1, now)).isTrue();
+    assertThat(s.evictable(now, now)).as("a request in flight").isFalse();
+    s.record(Verdict.FAILED, false, now, null, "HTTP 500"); // opens: threshold 1
+    s.release();
+    assertThat(s.evictable(now + 3_600_000, now + 3_600_000)).as("open, even past its open period").isFalse();
+
+    EndpointState t = state(5, 1.0, 1_000);
+    assertThat(t.tryAcquire(1, now)).isTrue();
+    t.record(Verdict.FAILED, false, now, null, "HTTP 500");
+    t.release();
+    assertThat(t.evictable(now, now - 1)).as("failed since").isFalse();
+    assertThat(t.evictable(now - 1, now)).as("used since").isFalse();
+    assertThat(t.evictable(now, now)).isTrue();
+  }
+
+  @Test
   void theConcurrencyLimitIsAHardCount() {
     EndpointState s = state(5, 1.0, 1_000);
-    assertThat(s.tryAcquire(2)).isTrue();
-    assertThat(s.tryAcquire(2)).isTrue();
-    assertThat(s.tryAcquire(2)).isFalse();
-    assertThat(s.tryAcquire(3)).as("a definition with a higher limit").isTrue();
+    assertThat(s.tryAcquire(2, now)).isTrue();
+    assertThat(s.tryAcquire(2, now)).isTrue();
+    assertThat(s.tryAcquire(2, now)).isFalse();
+    assertThat(s.tryAcquire(3, now)).as("a definition with a higher limit").isTrue();
     s.release();
     s.release();
     assertThat(s.inFlight()).isEqualTo(1);
-    assertThat(s.tryAcquire(2)).isTrue();
+    assertThat(s.tryAcquire(2, now)).isTrue();
   }
 }

@@ -1,0 +1,410 @@
+package dev.herald.guarantees;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.herald.DeliveryResult;
+import dev.herald.Herald;
+import dev.herald.IllegalTransitionException;
+import dev.herald.Notice;
+import dev.herald.NoticeContext;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeEdit;
+import dev.herald.NoticeNotFoundException;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeRequest;
+import dev.herald.NoticeStatus;
+import dev.herald.guarantees.Journal.Origin;
+import dev.herald.guarantees.Scenario.Behaviour;
+import dev.herald.guarantees.Scenario.Op;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * Runs a {@link Scenario} on {@value Scenario#NODES} in-process nodes sharing one database, records
+ * it in a {@link Journal}, waits for quiescence and reads every notice's final state.
+ */
+final class GuaranteesRun {
+  /** Quiescence: no live notice left, or no delivery started for this long. */
+  private static final long IDLE_MS = 5_000;
+  private static final long MAX_QUIESCE_MS = 25_000;
+
+  /** What a run leaves to be checked. */
+  record Outcome(Journal journal, Map<Integer, NoticeDetail> finals, Instant checkedAt) {}
+
+  private final Scenario scenario;
+  private final Supplier<HikariDataSource> pools;
+  private final Journal journal = new Journal();
+  private final AtomicReferenceArray<Node> slots = new AtomicReferenceArray<>(Scenario.NODES);
+  private final List<Node> incarnations = new ArrayList<>();
+  private final ExecutorService tasks = Executors.newVirtualThreadPerTaskExecutor();
+  /** Closes killed nodes in the background, and every node at the end. */
+  private final ExecutorService closers = Executors.newVirtualThreadPerTaskExecutor();
+  private final AtomicInteger running = new AtomicInteger();
+
+  GuaranteesRun(Scenario scenario, Supplier<HikariDataSource> pools) {
+    this.scenario = scenario;
+    this.pools = pools;
+  }
+
+  /** One Herald instance: a node id, its pool behind a kill switch, and its life. */
+  private final class Node {
+    final int slot;
+    final int incarnation;
+    final String id;
+    final String label;
+    final HikariDataSource pool = pools.get();
+    final KillableDataSource db = new KillableDataSource(pool);
+    private final ReentrantLock lock = new ReentrantLock();
+    private final CountDownLatch dead = new CountDownLatch(1);
+    private volatile long killedAt = -1;
+    Herald herald;
+
+    Node(int slot, int incarnation) {
+      this.slot = slot;
+      this.incarnation = incarnation;
+      this.id = "node-" + slot;
+      this.label = id + "#" + incarnation;
+    }
+
+    boolean alive() {
+      return killedAt < 0;
+    }
+
+    /** The start of a delivery, or -1 if this node is dead: no delivery starts after the kill. */
+    long begin() {
+      lock.lock();
+      try {
+        return alive() ? journal.now() : -1;
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** Now, or the kill instant if the node died meanwhile: a delivery ends when its process does. */
+    long end() {
+      long now = journal.now();
+      long k = killedAt;
+      return k >= 0 ? Math.min(now, k) : now;
+    }
+
+    /** Waits; false if the node was killed meanwhile. */
+    boolean pause(long millis) throws InterruptedException {
+      return !dead.await(millis, TimeUnit.MILLISECONDS);
+    }
+
+    long kill() {
+      lock.lock();
+      try {
+        killedAt = journal.now();
+        db.kill();
+      } finally {
+        lock.unlock();
+      }
+      dead.countDown();
+      return killedAt;
+    }
+  }
+
+  Outcome run() throws InterruptedException {
+    try {
+      for (int s = 0; s < Scenario.NODES; s++) {
+        start(s);
+      }
+      journal.markStart();
+      for (Scenario.Action a : scenario.actions) {
+        long wait = a.atMs() * 1_000_000 - journal.now();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        switch (a) {
+          case Scenario.Enqueue e -> submit(() -> enqueue(e));
+          case Scenario.Operate o -> submit(() -> operate(o));
+          case Scenario.Kill k -> kill(k.slot());
+          case Scenario.Restart r -> submit(() -> start(r.slot()));
+        }
+      }
+      quiesce(scenario.seconds * 1_000_000_000L);
+      Instant checkedAt = Instant.now();
+      return new Outcome(journal, finals(), checkedAt);
+    } finally {
+      close();
+    }
+  }
+
+  // ------------------------------------------------------------------ nodes
+
+  private void start(int slot) {
+    Node previous = slots.get(slot);
+    Node node = new Node(slot, previous == null ? 1 : previous.incarnation + 1);
+    Herald.Builder b = Herald.builder()
+        .dataSource(node.db.dataSource())
+        .nodeId(node.id)
+        .pollInterval(Duration.ofMillis(200))
+        .lookAhead(Duration.ofSeconds(1))
+        .nodeTimeout(Duration.ofSeconds(2))
+        .claimBatch(100)
+        .maxConcurrentDeliveries(8)
+        .shutdownTimeout(Duration.ofSeconds(1))
+        .random(new Random(scenario.seed + slot));
+    for (Scenario.Definition d : Scenario.DEFINITIONS) {
+      b.define(d.definition()).handler(d.name(), ctx -> deliver(node, d.name(), ctx));
+    }
+    try {
+      node.herald = b.build().start();
+    } catch (RuntimeException e) {
+      node.pool.close();
+      throw e;
+    }
+    synchronized (incarnations) {
+      incarnations.add(node);
+    }
+    slots.set(slot, node);
+    if (previous != null) {
+      journal.event("restart", node.label, journal.now());
+    }
+  }
+
+  /** Kills a node as a process kill would, and buries it (transactions rolled back, engine closed) in the background. */
+  private void kill(int slot) {
+    Node node = slots.get(slot);
+    journal.event("kill", node.label, node.kill());
+    closers.execute(() -> {
+      node.db.bury(); // what the server does when a client dies: its open transactions roll back
+      node.pool.close();
+      node.herald.close();
+    });
+  }
+
+  /** The live node in {@code slot}, else the next live one; null if none. */
+  private Node live(int slot) {
+    for (int i = 0; i < Scenario.NODES; i++) {
+      Node n = slots.get(Math.floorMod(slot + i, Scenario.NODES));
+      if (n != null && n.alive()) {
+        return n;
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ receivers
+
+  private DeliveryResult deliver(Node node, String definition, NoticeContext ctx) throws Exception {
+    long start = node.begin();
+    if (start < 0) {
+      throw new IllegalStateException("node " + node.label + " is dead");
+    }
+    int[] nv = Scenario.parsePayload(ctx.payload());
+    UUID id = ctx.notice().id();
+    Behaviour b = scenario.behaviour(definition, nv[0], ctx.attempt());
+    boolean alive = false;
+    try {
+      if (b.confirmation() == Scenario.Confirmation.DURING) {
+        alive = node.pause(b.latencyMs() / 2);
+        if (alive) {
+          confirmByReceiver(node, nv[0], id, ctx.attempt(), Origin.RECEIVER_DURING);
+          alive = node.pause(b.latencyMs() - b.latencyMs() / 2);
+        }
+      } else {
+        alive = node.pause(b.latencyMs());
+      }
+      if (alive && b.result() == Scenario.Result.THROW) {
+        throw new IllegalStateException("receiver failed (scenario)");
+      }
+    } finally {
+      journal.delivery(new Journal.Delivery(id, nv[0], nv[1], node.label, ctx.attempt(), start, node.end(),
+          alive ? b.result().name() : "CUT", !alive));
+    }
+    if (!alive) {
+      throw new IllegalStateException("node " + node.label + " died during the attempt");
+    }
+    if (b.confirmation() == Scenario.Confirmation.AFTER) {
+      submit(() -> {
+        Thread.sleep(b.confirmDelayMs());
+        // Until the outcome is recorded the notice is IN_FLIGHT: try again for a while.
+        for (int i = 0; i < 20; i++) {
+          Journal.Call c = confirmByReceiver(node, nv[0], id, ctx.attempt(), Origin.RECEIVER_AFTER);
+          if (c == null || !(c.refused() && c.from() == NoticeStatus.IN_FLIGHT)) {
+            return;
+          }
+          Thread.sleep(100);
+        }
+      });
+    }
+    return switch (b.result()) {
+      case DELIVER -> DeliveryResult.delivered();
+      case RETRY -> DeliveryResult.retry("receiver asked for a retry (scenario)");
+      case FAIL -> DeliveryResult.fail("receiver refused for good (scenario)");
+      case THROW -> throw new AssertionError("unreachable");
+    };
+  }
+
+  /** The receiver confirms through another node than the one delivering. */
+  private Journal.Call confirmByReceiver(Node deliverer, int n, UUID id, int attempt, Origin origin) {
+    Node via = live(deliverer.slot + 1);
+    return via == null ? null : call(Op.CONFIRM, origin, n, id, via, 0, attempt, () -> via.herald.operations().confirm(id));
+  }
+
+  // ------------------------------------------------------------------ callers and operators
+
+  private void enqueue(Scenario.Enqueue e) throws InterruptedException {
+    List<NoticeRequest> requests = e.notices().stream()
+        .map(p -> NoticeRequest.of(p.definition(), Scenario.payload(p.n(), 0))
+            .idempotencyKey("g-" + p.n())
+            .delay(Duration.ofMillis(p.delayMs())))
+        .toList();
+    // A failed enqueue (its node killed) is repeated on another node: the idempotency keys make the
+    // repeat return the notices if the first one committed after all.
+    for (int attempt = 0; attempt < 10; attempt++) {
+      Node node = live(e.slot() + attempt);
+      if (node == null) {
+        return;
+      }
+      try {
+        List<Notice> written = switch (attempt == 0 ? e.mode() : Scenario.Mode.OWN) {
+          case OWN -> node.herald.enqueueAll(requests);
+          case TRANSACTION -> node.herald.inTransaction(tx -> tx.enqueueAll(requests));
+          case CONNECTION -> {
+            try (Connection c = node.herald.dataSource().getConnection()) {
+              c.setAutoCommit(false);
+              List<Notice> out = new ArrayList<>();
+              for (NoticeRequest r : requests) {
+                out.add(node.herald.enqueue(c, r));
+              }
+              c.commit();
+              yield out;
+            }
+          }
+        };
+        for (int i = 0; i < written.size(); i++) {
+          journal.enqueued(e.notices().get(i).n(), written.get(i).id());
+        }
+        return;
+      } catch (Exception ex) {
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private void operate(Scenario.Operate o) throws InterruptedException {
+    UUID id = null;
+    for (int i = 0; i < 150 && (id = journal.ids.get(o.n())) == null; i++) {
+      Thread.sleep(20); // its enqueue is still running
+    }
+    Node node = live(o.slot());
+    if (id == null || node == null) {
+      return;
+    }
+    UUID target = id;
+    call(o.op(), Origin.OPERATOR, o.n(), id, node, o.version(), 0, () -> switch (o.op()) {
+      case CANCEL -> node.herald.operations().cancel(target);
+      case EDIT -> node.herald.operations().edit(target, NoticeEdit.payload(Scenario.payload(o.n(), o.version())));
+      case RESEND -> node.herald.operations().resend(target);
+      case CONFIRM -> node.herald.operations().confirm(target);
+    });
+  }
+
+  private Journal.Call call(Op op, Origin origin, int n, UUID id, Node node, int version, int attempt,
+      Supplier<Notice> action) {
+    long start = journal.now();
+    Journal.Call c;
+    try {
+      Notice result = action.get();
+      c = new Journal.Call(op, origin, n, id, node.label, version, attempt, start, journal.now(), result.status(),
+          null, false, null);
+    } catch (RuntimeException e) {
+      // A refusal changed nothing; any other failure (a lost connection, say) may have applied.
+      boolean refused = e instanceof IllegalTransitionException || e instanceof NoticeNotFoundException;
+      c = new Journal.Call(op, origin, n, id, node.label, version, attempt, start, journal.now(), null,
+          e.getClass().getSimpleName() + ": " + e.getMessage(), refused,
+          e instanceof IllegalTransitionException ite ? ite.from() : null);
+    }
+    journal.call(c);
+    return c;
+  }
+
+  private interface Task {
+    void run() throws Exception;
+  }
+
+  private void submit(Task task) {
+    running.incrementAndGet();
+    try {
+      tasks.execute(() -> {
+        try {
+          task.run();
+        } catch (Exception e) {
+          System.err.println("guarantees task failed: " + e);
+        } finally {
+          running.decrementAndGet();
+        }
+      });
+    } catch (RuntimeException rejected) {
+      running.decrementAndGet();
+    }
+  }
+
+  // ------------------------------------------------------------------ the end
+
+  /**
+   * Waits past the scenario's end until no notice is live and no task runs, or until nothing was
+   * delivered for {@link #IDLE_MS}, but at most {@link #MAX_QUIESCE_MS}.
+   */
+  private void quiesce(long scenarioEnd) throws InterruptedException {
+    while (journal.now() < scenarioEnd) {
+      Thread.sleep(100);
+    }
+    long deadline = journal.now() + MAX_QUIESCE_MS * 1_000_000;
+    int seen = -1;
+    long idleSince = journal.now();
+    while (journal.now() < deadline) {
+      boolean anyLive = !live(0).herald.operations().query(NoticeQuery.all().statuses(NoticeStatus.PENDING,
+          NoticeStatus.IN_FLIGHT, NoticeStatus.FAILED, NoticeStatus.AWAITING_CONFIRM).page(0, 1)).items().isEmpty();
+      if (!anyLive && running.get() == 0) {
+        return;
+      }
+      int delivered = journal.deliveries.size();
+      if (delivered != seen || running.get() > 0) {
+        seen = delivered;
+        idleSince = journal.now();
+      } else if (journal.now() - idleSince > IDLE_MS * 1_000_000) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  /** Every notice the journal knows, as stored now. */
+  private Map<Integer, NoticeDetail> finals() {
+    Map<Integer, UUID> known = new TreeMap<>(journal.ids);
+    journal.deliveries.forEach(d -> known.putIfAbsent(d.n(), d.id()));
+    Map<Integer, NoticeDetail> out = new TreeMap<>();
+    known.forEach((n, id) -> live(0).herald.operations().find(id).ifPresent(d -> out.put(n, d)));
+    return out;
+  }
+
+  private void close() throws InterruptedException {
+    tasks.shutdown();
+    tasks.awaitTermination(10, TimeUnit.SECONDS);
+    synchronized (incarnations) {
+      incarnations.stream().filter(Node::alive).forEach(n -> closers.execute(() -> {
+        n.herald.close();
+        n.pool.close();
+      }));
+    }
+    closers.close(); // waits for every close, the killed nodes' too
+  }
+}

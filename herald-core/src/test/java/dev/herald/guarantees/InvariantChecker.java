@@ -1,0 +1,262 @@
+package dev.herald.guarantees;
+
+import static dev.herald.guarantees.Journal.ms;
+
+import dev.herald.Attempt;
+import dev.herald.DeliveryResult.Outcome;
+import dev.herald.Notice;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeStatus;
+import dev.herald.guarantees.Journal.Call;
+import dev.herald.guarantees.Journal.Delivery;
+import dev.herald.guarantees.Journal.Origin;
+import dev.herald.guarantees.Scenario.Op;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * Checks a run's journal and final states against Herald's guarantees. Calls are linearizable at
+ * some instant between their start and return, so "B after A" is asserted only when B started
+ * after A returned; an operations call that failed otherwise than by a refusal may have applied.
+ */
+final class InvariantChecker {
+  enum Kind {
+    /** 1: two deliveries of one notice at overlapping times, by two nodes. */
+    OVERLAPPING_DELIVERIES,
+    /** 2: a delivery started after a cancel returned, with no resend that could come after it. */
+    DELIVERED_AFTER_CANCEL,
+    /** 2 (likewise for confirm): a delivery started after a confirm returned SUCCEEDED. */
+    DELIVERED_AFTER_CONFIRM,
+    /** 3: a delivery started with a payload that an acknowledged edit had replaced. */
+    DELIVERED_STALE_PAYLOAD,
+    /** 3: a delivery carried the payload of an edit that was refused. */
+    DELIVERED_REFUSED_EDIT,
+    /** 4: an acknowledged enqueue whose notice cannot be found. */
+    LOST,
+    /** 4: a finished notice in a state its history does not imply. */
+    WRONG_FINAL_STATE,
+    /** 4: waiting (PENDING, FAILED, AWAITING_CONFIRM) with its due time long past after quiescence. */
+    STUCK,
+    /** 4: the receiver's confirm of the attempt it was given was refused because the notice was IN_FLIGHT. */
+    CONFIRM_REFUSED_IN_FLIGHT,
+    /** 5: attempt count differs from the attempt rows, or their numbers are not 1..n. */
+    ATTEMPT_COUNT_MISMATCH,
+    /** 5: an attempt row that no receiver call matches (number, node, outcome). */
+    ATTEMPT_WITHOUT_DELIVERY,
+    /** 6: still IN_FLIGHT after quiescence. */
+    IN_FLIGHT_AFTER_QUIESCENCE
+  }
+
+  record Violation(Kind kind, int n, UUID id, String detail) {
+    @Override
+    public String toString() {
+      return kind + " notice " + n + " (" + id + "): " + detail;
+    }
+  }
+
+  /** Slack for the due time of a waiting notice: a poll interval and a claim. */
+  private static final long DUE_SLACK_MS = 2_000;
+
+  private final Journal journal;
+  private final Map<Integer, NoticeDetail> finals;
+  private final Instant checkedAt;
+  private final Map<Integer, List<Delivery>> deliveries;
+  private final Map<Integer, List<Call>> calls;
+  private final List<Violation> violations = new ArrayList<>();
+  /** Live notices due in the future at the check: not settled, but not wrong. */
+  final List<Integer> unsettled = new ArrayList<>();
+
+  InvariantChecker(Journal journal, Map<Integer, NoticeDetail> finals, Instant checkedAt) {
+    this.journal = journal;
+    this.finals = finals;
+    this.checkedAt = checkedAt;
+    this.deliveries = journal.deliveries.stream().sorted(Comparator.comparingLong(Delivery::start))
+        .collect(Collectors.groupingBy(Delivery::n));
+    this.calls = journal.calls.stream().collect(Collectors.groupingBy(Call::n));
+  }
+
+  List<Violation> check() {
+    Set<Integer> all = new TreeSet<>(journal.ids.keySet());
+    all.addAll(deliveries.keySet());
+    for (int n : all) {
+      List<Delivery> ds = deliveries.getOrDefault(n, List.of());
+      List<Call> cs = calls.getOrDefault(n, List.of());
+      UUID id = journal.ids.containsKey(n) ? journal.ids.get(n) : ds.getFirst().id();
+      overlaps(n, id, ds);
+      afterFinishingCalls(n, id, ds, cs);
+      payloadVersions(n, id, ds, cs);
+      receiverConfirms(n, id, cs);
+      NoticeDetail detail = finals.get(n);
+      if (detail == null) {
+        if (journal.ids.containsKey(n)) {
+          add(Kind.LOST, n, id, "enqueue acknowledged at " + ms(journal.enqueuedAt.get(n)) + ", not found");
+        }
+        continue;
+      }
+      finalState(n, id, detail.notice(), ds, cs);
+      attempts(n, id, detail, ds);
+    }
+    return violations;
+  }
+
+  private void add(Kind kind, int n, UUID id, String detail) {
+    violations.add(new Violation(kind, n, id, detail));
+  }
+
+  private static String describe(Delivery d) {
+    return "attempt " + d.attempt() + " v" + d.version() + " on " + d.node() + " [" + ms(d.start()) + ", "
+        + ms(d.end()) + "]" + (d.cut() ? " cut by kill" : "");
+  }
+
+  private static String describe(Call c) {
+    return c.op() + (c.origin() == Origin.OPERATOR ? "" : " by " + c.origin()) + " via " + c.node() + " ["
+        + ms(c.start()) + ", " + ms(c.end()) + "] -> " + (c.acked() ? c.status() : c.error());
+  }
+
+  private static String nodeOf(String label) {
+    return label.substring(0, label.indexOf('#'));
+  }
+
+  // 1 ----------------------------------------------------------------
+
+  private void overlaps(int n, UUID id, List<Delivery> ds) {
+    for (int i = 0; i < ds.size(); i++) {
+      for (int j = i + 1; j < ds.size() && ds.get(j).start() < ds.get(i).end(); j++) {
+        if (!ds.get(i).node().equals(ds.get(j).node())) {
+          add(Kind.OVERLAPPING_DELIVERIES, n, id, describe(ds.get(i)) + " and " + describe(ds.get(j)));
+        }
+      }
+    }
+  }
+
+  // 2 ----------------------------------------------------------------
+
+  /** A resend that may have applied and could be ordered after {@code c}, before {@code at}. */
+  private static boolean resentAfter(Call c, long at, List<Call> cs) {
+    return cs.stream().anyMatch(r -> r.op() == Op.RESEND && r.mayHaveApplied() && r.end() > c.start() && r.start() < at);
+  }
+
+  private void afterFinishingCalls(int n, UUID id, List<Delivery> ds, List<Call> cs) {
+    for (Delivery d : ds) {
+      for (Call c : cs) {
+        boolean finishing = c.acked() && (c.op() == Op.CANCEL || c.op() == Op.CONFIRM) && c.status().isFinished();
+        if (finishing && c.end() < d.start() && !resentAfter(c, d.start(), cs)) {
+          add(c.op() == Op.CANCEL ? Kind.DELIVERED_AFTER_CANCEL : Kind.DELIVERED_AFTER_CONFIRM, n, id,
+              describe(d) + " started " + ms(d.start() - c.end()) + " after " + describe(c));
+          break;
+        }
+      }
+    }
+  }
+
+  // 3 ----------------------------------------------------------------
+
+  private void payloadVersions(int n, UUID id, List<Delivery> ds, List<Call> cs) {
+    List<Call> edits = cs.stream().filter(c -> c.op() == Op.EDIT).toList();
+    for (Delivery d : ds) {
+      Call writer = edits.stream().filter(e -> e.version() == d.version()).findFirst().orElse(null);
+      if (writer != null && writer.refused()) {
+        add(Kind.DELIVERED_REFUSED_EDIT, n, id, describe(d) + " carries the payload of " + describe(writer));
+        continue;
+      }
+      // Superseded: an edit acknowledged before the delivery started, which began after the one
+      // that wrote the delivered payload returned (the enqueue, for version 0).
+      edits.stream()
+          .filter(e -> e.acked() && e.end() < d.start() && (writer == null || writer.end() < e.start()))
+          .findFirst()
+          .ifPresent(e -> add(Kind.DELIVERED_STALE_PAYLOAD, n, id,
+              describe(d) + " started " + ms(d.start() - e.end()) + " after " + describe(e) + " (v" + e.version() + ")"));
+    }
+  }
+
+  // 4 ----------------------------------------------------------------
+
+  private void receiverConfirms(int n, UUID id, List<Call> cs) {
+    cs.stream()
+        .filter(c -> c.origin() != Origin.OPERATOR && c.refused() && c.from() == NoticeStatus.IN_FLIGHT)
+        .collect(Collectors.groupingBy(Call::attempt))
+        .forEach((attempt, refused) -> add(Kind.CONFIRM_REFUSED_IN_FLIGHT, n, id, "confirm of attempt " + attempt
+            + " refused " + refused.size() + " time(s), first " + describe(refused.getFirst())));
+  }
+
+  private void finalState(int n, UUID id, Notice notice, List<Delivery> ds, List<Call> cs) {
+    NoticeStatus status = notice.status();
+    if (status == NoticeStatus.IN_FLIGHT) {
+      add(Kind.IN_FLIGHT_AFTER_QUIESCENCE, n, id, "due " + notice.nextAttemptAt() + ", attempts " + notice.attempts()
+          + ", checked at " + checkedAt);
+      return;
+    }
+    if (!status.isFinished()) {
+      if (notice.nextAttemptAt().plusMillis(DUE_SLACK_MS).isBefore(checkedAt)) {
+        add(Kind.STUCK, n, id, status + " due " + notice.nextAttemptAt() + ", checked at " + checkedAt);
+      } else {
+        unsettled.add(n);
+      }
+      return;
+    }
+    // An acknowledged cancel or confirm that no resend can have undone decides the state.
+    for (Call c : cs) {
+      boolean finishing = c.acked() && (c.op() == Op.CANCEL || c.op() == Op.CONFIRM) && c.status().isFinished();
+      if (finishing && !resentAfter(c, Long.MAX_VALUE, cs)) {
+        if (status != c.status()) {
+          add(Kind.WRONG_FINAL_STATE, n, id, status + ", but " + describe(c) + " and no resend after it");
+        }
+        return;
+      }
+    }
+    // Otherwise the handler decides, and a cancel that may have applied.
+    Scenario.Kind kind = Scenario.definition(notice.definition()).kind();
+    Set<NoticeStatus> allowed = EnumSet.of(NoticeStatus.SUCCEEDED);
+    if (kind == Scenario.Kind.FAILING) {
+      allowed.add(NoticeStatus.DEAD);
+    }
+    if (cs.stream().anyMatch(c -> c.op() == Op.CANCEL && c.mayHaveApplied())) {
+      allowed.add(NoticeStatus.CANCELLED);
+    }
+    if (!allowed.contains(status)) {
+      add(Kind.WRONG_FINAL_STATE, n, id, status + " (" + notice.definition() + "), expected one of " + allowed
+          + "; last error " + notice.lastError() + "; " + ds.size() + " deliveries");
+    } else if (status == NoticeStatus.SUCCEEDED && kind == Scenario.Kind.CONFIRM
+        && cs.stream().noneMatch(c -> c.op() == Op.CONFIRM && c.mayHaveApplied())) {
+      add(Kind.WRONG_FINAL_STATE, n, id, "SUCCEEDED without any confirm that may have applied");
+    }
+  }
+
+  // 5 ----------------------------------------------------------------
+
+  private void attempts(int n, UUID id, NoticeDetail detail, List<Delivery> ds) {
+    List<Attempt> rows = detail.attempts();
+    boolean numbered = true;
+    for (int i = 0; i < rows.size(); i++) {
+      numbered &= rows.get(i).number() == i + 1;
+    }
+    if (detail.notice().attempts() != rows.size() || !numbered) {
+      add(Kind.ATTEMPT_COUNT_MISMATCH, n, id, "attempts " + detail.notice().attempts() + ", rows numbered "
+          + rows.stream().map(Attempt::number).toList());
+    }
+    for (Attempt a : rows) {
+      boolean matched = ds.stream().anyMatch(d -> !d.cut() && d.attempt() == a.number()
+          && nodeOf(d.node()).equals(a.node()) && outcomeOf(d.result()) == a.outcome());
+      if (!matched) {
+        add(Kind.ATTEMPT_WITHOUT_DELIVERY, n, id, "attempt row " + a.number() + " " + a.outcome() + " on " + a.node()
+            + " at " + a.startedAt() + "; receiver saw " + ds.stream().map(InvariantChecker::describe).toList());
+      }
+    }
+  }
+
+  private static Outcome outcomeOf(String result) {
+    return switch (result) {
+      case "DELIVER" -> Outcome.DELIVERED;
+      case "FAIL" -> Outcome.FAIL;
+      default -> Outcome.RETRY;
+    };
+  }
+}

@@ -1,0 +1,107 @@
+package dev.herald.guarantees;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+
+/**
+ * A data source that can be killed as a process is: after {@link #kill()}, every {@code
+ * getConnection} and every call on a connection, statement, result set or database metadata it
+ * handed out throws an {@link SQLException} with SQLState 08006 (connection failure); calls already
+ * inside the driver finish. {@link #bury()} then does what the database server does for a client
+ * that died: rolls back and closes the connections it had open (an H2 connection cannot be aborted,
+ * and its open transaction would hold its row locks for ever).
+ */
+final class KillableDataSource {
+  /**
+   * What is wrapped. Values the caller hands back to the driver (an {@code Array} from {@code
+   * createArrayOf}, say) stay the driver's own: drivers read their internals.
+   */
+  private static final Set<Class<?>> WRAPPED = Set.of(Connection.class, Statement.class, PreparedStatement.class,
+      CallableStatement.class, ResultSet.class, DatabaseMetaData.class);
+
+  private final DataSource proxy;
+  private final Set<Connection> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean killed;
+
+  KillableDataSource(DataSource real) {
+    this.proxy = wrap(real, DataSource.class);
+  }
+
+  DataSource dataSource() {
+    return proxy;
+  }
+
+  void kill() {
+    killed = true;
+  }
+
+  /** After {@link #kill()}: rolls back and closes every connection still open. */
+  void bury() {
+    open.forEach(KillableDataSource::rollBackAndClose);
+  }
+
+  private static void rollBackAndClose(Connection c) {
+    try (c) {
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      // it is gone already
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> T wrap(Object target, Class<T> type) {
+    return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+        (self, method, args) -> invoke(target, method, args));
+  }
+
+  private Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    if (method.getDeclaringClass() == Object.class) {
+      return switch (method.getName()) {
+        case "toString" -> "killable(" + target + ")";
+        case "hashCode" -> System.identityHashCode(this) ^ target.hashCode();
+        default -> method.invoke(target, args);
+      };
+    }
+    if (killed) {
+      throw dead(method);
+    }
+    Object result;
+    try {
+      result = method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+    if (result instanceof Connection c && target instanceof DataSource) {
+      open.add(c);
+      if (killed) { // killed meanwhile: bury() may have missed it
+        rollBackAndClose(c);
+        throw dead(method);
+      }
+    } else if (target instanceof Connection c && method.getName().equals("close")) {
+      open.remove(c);
+    }
+    Class<?> type = method.getReturnType();
+    return result != null && WRAPPED.contains(type) ? wrap(result, type) : result;
+  }
+
+  private static Exception dead(Method method) {
+    SQLException dead = new SQLNonTransientConnectionException("node killed (simulated)", "08006");
+    boolean declared = Arrays.stream(method.getExceptionTypes()).anyMatch(t -> t.isAssignableFrom(SQLException.class));
+    return declared ? dead : new IllegalStateException(dead);
+  }
+}

@@ -1,0 +1,217 @@
+package dev.herald.guarantees;
+
+import dev.herald.NoticeDefinition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.SplittableRandom;
+
+/**
+ * What a guarantees run does, derived from one seed: which notices are enqueued when, where and
+ * how; which operator calls race them; which node is killed and restarted; and how each handler
+ * call behaves (a pure function of seed, notice and attempt number, so it does not depend on which
+ * node or thread runs it).
+ */
+final class Scenario {
+  static final int NODES = 3;
+
+  /** How a definition's handler behaves, which decides the final states it implies. */
+  enum Kind {
+    /** Always delivers. */
+    STEADY,
+    /** Sometimes retries, fails for good, or throws. */
+    FAILING,
+    /** Delivers, and the receiver confirms later, during the attempt, or not at all. */
+    CONFIRM
+  }
+
+  record Definition(String name, Kind kind, NoticeDefinition definition) {}
+
+  static final List<Definition> DEFINITIONS = List.of(
+      new Definition("steady", Kind.STEADY,
+          NoticeDefinition.builder("steady").handler("steady").retry("200ms").maxAttempts(5).build()),
+      new Definition("flaky", Kind.FAILING,
+          NoticeDefinition.builder("flaky").handler("flaky").retry("200ms, 500ms").maxAttempts(3).build()),
+      new Definition("brittle", Kind.FAILING,
+          NoticeDefinition.builder("brittle").handler("brittle").retry("200ms").maxAttempts(1).build()),
+      new Definition("confirm", Kind.CONFIRM,
+          NoticeDefinition.builder("confirm").handler("confirm").retry("300ms").maxAttempts(4)
+              .confirmWithin(Duration.ofSeconds(1)).build()));
+
+  static Definition definition(String name) {
+    return DEFINITIONS.stream().filter(d -> d.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  /** How the notices of one enqueue action are written. */
+  enum Mode {
+    /** {@code herald.enqueue(request)}: Herald's own transaction, fired from memory after commit. */
+    OWN,
+    /** {@code herald.inTransaction(tx -> tx.enqueueAll(...))}, several at once. */
+    TRANSACTION,
+    /** {@code herald.enqueue(connection, request)} in the caller's transaction: found by the poll. */
+    CONNECTION
+  }
+
+  enum Op { CANCEL, EDIT, RESEND, CONFIRM }
+
+  /** One notice to enqueue: number {@code n}, due {@code delayMs} after its enqueue. */
+  record Planned(int n, String definition, long delayMs) {}
+
+  /** Something done at {@code atMs} after the start, through node slot {@code slot} (another if that one is down). */
+  sealed interface Action permits Enqueue, Operate, Kill, Restart {
+    long atMs();
+  }
+
+  record Enqueue(long atMs, int slot, Mode mode, List<Planned> notices) implements Action {}
+
+  /** An operator call on notice {@code n}; {@code version} is the payload version an EDIT writes. */
+  record Operate(long atMs, int slot, Op op, int n, int version) implements Action {}
+
+  record Kill(long atMs, int slot) implements Action {}
+
+  record Restart(long atMs, int slot) implements Action {}
+
+  enum Result { DELIVER, RETRY, FAIL, THROW }
+
+  enum Confirmation { NONE, DURING, AFTER }
+
+  /** One handler call: how long it takes, what it returns, and whether and when the receiver confirms. */
+  record Behaviour(long latencyMs, Result result, Confirmation confirmation, long confirmDelayMs) {}
+
+  final long seed;
+  final int notices;
+  final int seconds;
+  final List<Action> actions;
+
+  Scenario(long seed, int notices, int seconds) {
+    this.seed = seed;
+    this.notices = notices;
+    this.seconds = seconds;
+    this.actions = plan(new Random(seed));
+  }
+
+  /** Reads {@code herald.guarantees.seed}, {@code .notices} and {@code .seconds}. */
+  static Scenario fromSystemProperties() {
+    return new Scenario(
+        Long.getLong("herald.guarantees.seed", 20_240_611L),
+        Integer.getInteger("herald.guarantees.notices", 2_000),
+        Integer.getInteger("herald.guarantees.seconds", 12));
+  }
+
+  long lastActionMs() {
+    return actions.getLast().atMs();
+  }
+
+  private List<Action> plan(Random r) {
+    long span = seconds * 1_000L;
+    long enqueueWindow = span * 6 / 10;
+    List<Action> out = new ArrayList<>();
+    int[] versions = new int[notices];
+    int n = 0;
+    while (n < notices) {
+      long at = r.nextLong(enqueueWindow);
+      int slot = r.nextInt(NODES);
+      double pick = r.nextDouble();
+      Mode mode;
+      int size;
+      boolean burst = false;
+      if (pick < 0.45) {
+        mode = Mode.OWN;
+        size = 1;
+      } else if (pick < 0.80) {
+        mode = Mode.TRANSACTION;
+        size = 1 + r.nextInt(5);
+      } else if (pick < 0.90) {
+        mode = Mode.TRANSACTION; // a burst: many notices due at the same instant, more than the delivery slots
+        size = 20 + r.nextInt(41);
+        burst = true;
+      } else {
+        mode = Mode.CONNECTION;
+        size = 1 + r.nextInt(3);
+      }
+      long burstDelay = r.nextLong(span * 4 / 10);
+      List<Planned> group = new ArrayList<>();
+      for (int i = 0; i < size && n < notices; i++, n++) {
+        String definition = burst ? (r.nextBoolean() ? "steady" : "flaky") : pickDefinition(r);
+        long delay = burst ? burstDelay : r.nextDouble() < 0.35 ? 0 : r.nextLong(span * 4 / 10);
+        group.add(new Planned(n, definition, delay));
+        long fire = at + delay;
+        operatorCalls(r, n, definition, at, fire, versions, out);
+      }
+      out.add(new Enqueue(at, slot, mode, List.copyOf(group)));
+    }
+    // One kill per 15 s (at least one), each node back 2.5 to 4 s later, one node down at a time.
+    int kills = Math.max(1, seconds / 15);
+    long segment = span / kills;
+    for (int i = 0; i < kills; i++) {
+      int victim = r.nextInt(NODES);
+      long killAt = segment * i + segment * 3 / 10 + r.nextLong(segment * 2 / 10);
+      out.add(new Kill(killAt, victim));
+      out.add(new Restart(killAt + 2_500 + r.nextLong(1_500), victim));
+    }
+    out.sort(Comparator.comparingLong(Action::atMs));
+    return List.copyOf(out);
+  }
+
+  private static String pickDefinition(Random r) {
+    double p = r.nextDouble();
+    return p < 0.35 ? "steady" : p < 0.65 ? "flaky" : p < 0.75 ? "brittle" : "confirm";
+  }
+
+  /** Operator calls on one notice, timed to race its deliveries (around its fire time). */
+  private static void operatorCalls(Random r, int n, String definition, long enqueuedAt, long fire, int[] versions,
+      List<Action> out) {
+    if (r.nextDouble() < 0.07) {
+      out.add(new Operate(around(r, enqueuedAt, fire, -800, 1_500), r.nextInt(NODES), Op.CANCEL, n, 0));
+    }
+    int edits = r.nextDouble() < 0.10 ? 1 + r.nextInt(2) : 0;
+    for (int i = 0; i < edits; i++) {
+      out.add(new Operate(around(r, enqueuedAt, fire, -800, 800), r.nextInt(NODES), Op.EDIT, n, ++versions[n]));
+    }
+    if (r.nextDouble() < 0.05) {
+      out.add(new Operate(around(r, enqueuedAt, fire, 0, 3_000), r.nextInt(NODES), Op.RESEND, n, 0));
+    }
+    if (r.nextDouble() < (definition.equals("confirm") ? 0.20 : 0.02)) {
+      out.add(new Operate(around(r, enqueuedAt, fire, 0, 2_500), r.nextInt(NODES), Op.CONFIRM, n, 0));
+    }
+  }
+
+  /** A time in [fire + from, fire + to), not before the enqueue. */
+  private static long around(Random r, long enqueuedAt, long fire, long from, long to) {
+    return Math.max(enqueuedAt + 20, fire + from + r.nextLong(to - from));
+  }
+
+  /** How the handler call for attempt {@code attempt} of notice {@code n} behaves; the same on every run of the seed. */
+  Behaviour behaviour(String definition, int n, int attempt) {
+    SplittableRandom r = new SplittableRandom((seed * 0x9E3779B97F4A7C15L + n) * 0xBF58476D1CE4E5B9L + attempt);
+    long latency = r.nextDouble() < 0.05 ? 300 : r.nextLong(51);
+    double p = r.nextDouble();
+    return switch (definition(definition).kind()) {
+      case STEADY -> new Behaviour(latency, Result.DELIVER, Confirmation.NONE, 0);
+      case FAILING -> new Behaviour(latency,
+          p < 0.65 ? Result.DELIVER : p < 0.85 ? Result.RETRY : p < 0.92 ? Result.FAIL : Result.THROW,
+          Confirmation.NONE, 0);
+      case CONFIRM -> {
+        // The receiver always confirms by the third attempt, so every confirm notice settles.
+        double never = attempt == 1 ? 0.40 : attempt == 2 ? 0.20 : 0;
+        double during = attempt <= 2 ? 0.25 : 0;
+        Confirmation c = p < never ? Confirmation.NONE : p < never + during ? Confirmation.DURING : Confirmation.AFTER;
+        yield new Behaviour(latency, Result.DELIVER, c, 20 + r.nextLong(181));
+      }
+    };
+  }
+
+  static String payload(int n, int version) {
+    return "{\"n\":" + n + ",\"v\":" + version + "}";
+  }
+
+  /** The notice number and payload version of a payload written by {@link #payload}. */
+  static int[] parsePayload(String json) {
+    int n = json.indexOf("\"n\":");
+    int v = json.indexOf(",\"v\":");
+    return new int[] {
+        Integer.parseInt(json.substring(n + 4, v)), Integer.parseInt(json.substring(v + 5, json.indexOf('}')))};
+  }
+}
