@@ -535,8 +535,16 @@ public final class DeliveryEngine {
     while (state == State.RUNNING) {
       try {
         timer.awaitDue(clock::millis, 1_000);
-        for (HeldNotice h : timer.pollDue(clock.millis(), 1_000)) {
-          fire(h);
+        List<HeldNotice> due = timer.pollDue(clock.millis(), 1_000);
+        for (int i = 0; i < due.size(); i++) {
+          try {
+            fire(due.get(i));
+          } catch (Throwable t) { // the ones not yet fired go back, never left out of the timer and held
+            for (int j = i; j < due.size(); j++) {
+              holdings.putBack(due.get(j));
+            }
+            throw t;
+          }
         }
       } catch (InterruptedException e) {
         return;

@@ -48,8 +48,6 @@ public interface NoticeStore {
   /** Counts live notices due by {@code now}, stopping at {@code cap} (so the count stays cheap). */
   int countDue(Instant now, int cap);
 
-  /** Extends the owner's leases; returns the ids it still owns. */
-  Set<UUID> renewLeases(String owner, Collection<UUID> ids, Instant leaseUntil);
 
   /**
    * Moves notices pre-claimed in a caller's transaction from their provisional owner to {@code

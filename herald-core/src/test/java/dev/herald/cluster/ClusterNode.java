@@ -51,6 +51,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class ClusterNode {
   static final String DEFINITION = "cluster";
   static final int BATCH = 100;
+  /** How often a node looks for due notices it was not told about (claims). */
+  static final long POLL_INTERVAL_MS = 100;
   static final java.util.Set<String> OPTIONS = java.util.Set.of("url", "user", "password", "initSql", "node", "log",
       "stop", "nodeTimeout", "lookAhead", "delay", "concurrency", "maxHeld", "claimBatch", "pace", "from", "to",
       "fireIn");
@@ -123,7 +125,7 @@ public final class ClusterNode {
           }
         })
         .lookAhead(lookAhead)
-        .pollInterval(Duration.ofMillis(100))
+        .pollInterval(Duration.ofMillis(POLL_INTERVAL_MS))
         .maxConcurrentDeliveries(Integer.parseInt(a.getOrDefault("concurrency", "16")))
         .maxHeld(Integer.parseInt(a.getOrDefault("maxHeld", "1000")))
         .claimBatch(Integer.parseInt(a.getOrDefault("claimBatch", "200")))

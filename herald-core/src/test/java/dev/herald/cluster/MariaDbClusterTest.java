@@ -35,6 +35,12 @@ class MariaDbClusterTest extends ClusterHarness {
   }
 
   @Override
+  void nextDatabase() {
+    pool.close();
+    freshDatabase();
+  }
+
+  @Override
   String url() {
     return TestDatabases.mariaDbUrl(server, database);
   }

@@ -22,7 +22,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A Herald node run in its own JVM by {@link KillNineTest}, so that it can be killed with SIGKILL.
  *
- * <p>Arguments: {@code <h2 file> <deliveries log> <node id> <mode> <count> [handler delay ms]}.
+ * <p>Arguments: {@code <h2 file> <deliveries log> <node id> <mode> <count> [handler delay ms] [node
+ * timeout ms]}. The node timeout defaults to Herald's (2 s): another node takes over this one's
+ * notices once its heartbeat (every quarter of it) is that old.
  *
  * <ul>
  *   <li>{@code enqueue-and-deliver}: enqueues {@code count} notices with payload {@code {"n":i}} in
@@ -32,14 +34,17 @@ import java.util.concurrent.locks.LockSupport;
  *       Herald, prints {@code DONE} and exits 0.
  * </ul>
  *
- * <p>The handler appends one line (the payload) per delivery to the deliveries log, forced to disk,
- * after sleeping the handler delay (default 2 ms).
+ * <p>The handler appends one line per delivery to the deliveries log, forced to disk, after sleeping
+ * the handler delay (default 2 ms): the payload, a space, and the epoch millisecond the handler was
+ * entered. Prints {@code STARTED <node id> pid <pid> at <epoch ms>} once Herald has started.
  */
 public final class CrashNode {
   static final int BATCH = 100;
   static final String DEFINITION = "crash";
   static final String MODE_ENQUEUE = "enqueue-and-deliver";
   static final String MODE_DELIVER = "deliver";
+  /** How often the node looks for due notices it was not told about (claims). */
+  static final long POLL_INTERVAL_MS = 200;
 
   private CrashNode() {}
 
@@ -69,7 +74,7 @@ public final class CrashNode {
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
       System.err.println("usage: CrashNode <h2 file> <deliveries log> <node id> <" + MODE_ENQUEUE + "|"
-          + MODE_DELIVER + "> <count> [handler delay ms]");
+          + MODE_DELIVER + "> <count> [handler delay ms] [node timeout ms]");
       System.exit(2);
     }
     Path h2 = Path.of(args[0]);
@@ -78,6 +83,7 @@ public final class CrashNode {
     String mode = args[3];
     int count = Integer.parseInt(args[4]);
     long delayNanos = TimeUnit.MILLISECONDS.toNanos(args.length > 5 ? Long.parseLong(args[5]) : 2);
+    Duration nodeTimeout = args.length > 6 ? Duration.ofMillis(Long.parseLong(args[6])) : null;
     if (!mode.equals(MODE_ENQUEUE) && !mode.equals(MODE_DELIVER)) {
       System.err.println("unknown mode " + mode);
       System.exit(2);
@@ -85,24 +91,26 @@ public final class CrashNode {
     PrintStream out = System.out;
 
     DeliveryLog log = new DeliveryLog(logFile);
-    Herald herald = Herald.builder()
+    Herald.Builder builder = Herald.builder()
         .h2File(h2)
         .nodeId(nodeId)
         .define(NoticeDefinition.builder(DEFINITION).handler("record").retry("100ms").unlimitedAttempts().build())
         .handler("record", ctx -> {
+          long entered = System.currentTimeMillis();
           if (delayNanos > 0) {
             LockSupport.parkNanos(delayNanos);
           }
-          log.append(ctx.payload());
+          log.append(ctx.payload() + " " + entered);
           return DeliveryResult.delivered();
         })
         .maxConcurrentDeliveries(8)
-        .nodeTimeout(Duration.ofSeconds(10))
         .lookAhead(Duration.ofSeconds(2))
-        .pollInterval(Duration.ofMillis(200))
-        .build()
-        .start();
-    out.println("STARTED " + nodeId + " pid " + ProcessHandle.current().pid());
+        .pollInterval(Duration.ofMillis(POLL_INTERVAL_MS));
+    if (nodeTimeout != null) {
+      builder.nodeTimeout(nodeTimeout);
+    }
+    Herald herald = builder.build().start();
+    out.println("STARTED " + nodeId + " pid " + ProcessHandle.current().pid() + " at " + System.currentTimeMillis());
     out.flush();
 
     if (mode.equals(MODE_ENQUEUE)) {

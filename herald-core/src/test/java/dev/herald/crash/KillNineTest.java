@@ -34,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * CrashNode}) on the same H2 files; the test kills it with SIGKILL ({@link Process#destroyForcibly()}
  * on Linux), starts another node on the same files, and checks the deliveries log the handlers
  * wrote: every acknowledged notice delivered, duplicates only from attempts cut short by the kill.
+ * The restarted node takes the killed one's notices back at once if it has the same node id, or
+ * takes them over once the killed node's heartbeat is older than the node timeout if not.
  */
 class KillNineTest {
   /** Notices in the delivery scenarios. */
@@ -42,8 +44,18 @@ class KillNineTest {
   private static final long DELIVERY_DELAY_MS = 8;
   /** Kill once at least this many deliveries are in the log (and fewer than N). */
   private static final int KILL_AFTER_DELIVERIES = 300;
-  /** CrashNode's lease; its heartbeat renews leases every third of it. */
-  private static final Duration LEASE = Duration.ofSeconds(10);
+  /**
+   * CrashNode's node timeout: Herald's default. A node beats every quarter of it; another node takes
+   * over its notices once its last heartbeat is this old.
+   */
+  private static final Duration NODE_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * Allowance on the earliest takeover: the heartbeat's own duration and scheduling (a node beats a
+   * quarter of the node timeout after its previous beat ended), and the kill's timestamp.
+   */
+  private static final long EARLIEST_SLACK_MS = 300;
+  /** Allowance on the latest first takeover: the claim, the timer, a delivery slot and the forced log write. */
+  private static final long LATEST_SLACK_MS = 1_000;
   /** Attempts that may run at once on a node; each may be repeated after the kill. */
   private static final int CONCURRENT = 8;
   /**
@@ -52,13 +64,16 @@ class KillNineTest {
    */
   private static final int MAX_DUPLICATES = CONCURRENT + 100;
   private static final Duration SURVIVOR_TIMEOUT = Duration.ofSeconds(120);
-  private static final Pattern PAYLOAD = Pattern.compile("\\{\"n\":(\\d+)}");
+  /** A line of the deliveries log: the payload, then the epoch ms the handler was entered. */
+  private static final Pattern PAYLOAD = Pattern.compile("\\{\"n\":(\\d+)} (\\d+)");
+  private static final Pattern STARTED = Pattern.compile("STARTED \\S+ pid \\d+ at (\\d+)");
   private static final Pattern ACKED = Pattern.compile("ACKED (\\d+)");
 
   @TempDir Path dir;
 
   private final List<Node> nodes = new ArrayList<>();
   private long killedAtNanos;
+  private long killedAtMillis;
 
   @AfterEach
   void destroyChildren() throws InterruptedException {
@@ -135,32 +150,51 @@ class KillNineTest {
     assertDuplicatesBounded(d, killedAt, killedAt + 1, a, b);
   }
 
+  /**
+   * Another node (another node id) takes over the notices of a killed node once the killed node's
+   * heartbeat is older than the node timeout, and not before: no earlier than its last heartbeat
+   * plus the node timeout (at least three quarters of the timeout after the kill, as it beat every
+   * quarter), and, once running, within the node timeout plus a poll interval of the kill.
+   */
   @Test
-  void anotherNodeTakesOverTheLeasesOfAKilledNodeAfterTheyExpire() throws Exception {
+  void anotherNodeTakesOverTheNoticesOfAKilledNodeOnceItsHeartbeatIsStale() throws Exception {
     Node a = start("A", "node-a", CrashNode.MODE_ENQUEUE, N, DELIVERY_DELAY_MS);
     int killedAt = killMidFlight(a);
     long killNanos = killedAtNanos;
+    long killMillis = killedAtMillis;
+    long timeout = NODE_TIMEOUT.toMillis();
 
     Node b = start("B", "node-b", CrashNode.MODE_DELIVER, N, DELIVERY_DELAY_MS);
-    awaitUntil("B delivered a first notice of A's", LEASE.multipliedBy(3),
+    awaitUntil("B delivered a first notice of A's", NODE_TIMEOUT.multipliedBy(3).plusSeconds(30),
         () -> countLines() > killedAt, b, a);
-    long recoveryMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killNanos);
+    long seenMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killNanos);
     awaitExit(b, a);
     long totalMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killNanos);
+    long lastBeat = lastHeartbeat("node-a");
 
     Deliveries d = readDeliveries();
-    report("other node id", d, killedAt, "first delivery by B " + recoveryMs + " ms after the kill (lease "
-        + LEASE.toMillis() + " ms); all delivered " + totalMs + " ms after the kill");
+    List<Long> byB = d.entered().subList(killedAt, d.entered().size());
+    long firstMs = byB.stream().mapToLong(t -> t).min().orElse(Long.MAX_VALUE) - killMillis;
+    long lastMs = byB.stream().mapToLong(t -> t).max().orElse(Long.MAX_VALUE) - killMillis;
+    long bStartedMs = b.startedAt() - killMillis;
+    report("other node id", d, killedAt, "node timeout " + timeout + " ms; A's last heartbeat " + (killMillis - lastBeat)
+        + " ms before the kill; B started " + bStartedMs + " ms after the kill; B's deliveries of A's notices"
+        + " began " + firstMs + " ms after the kill (seen by the test at " + seenMs + " ms) and ended " + lastMs
+        + " ms after it; all delivered, B closed " + totalMs + " ms after the kill");
     assertNothingLost(d, killedAt, N, a, b);
-    // A's leases were last renewed at most a heartbeat (a third of the lease) before the kill.
-    long earliest = LEASE.toMillis() * 2 / 3 - 700;
-    assertThat(recoveryMs)
-        .as("B delivered A's leased notices %d ms after the kill, before A's leases (%d ms, renewed every %d ms)"
-            + " could have expired%s", recoveryMs, LEASE.toMillis(), LEASE.toMillis() / 3, tails(a, b))
-        .isGreaterThanOrEqualTo(earliest);
-    assertThat(recoveryMs)
-        .as("B took over A's notices only %d ms after the kill%s", recoveryMs, tails(a, b))
-        .isLessThan(LEASE.toMillis() + 10_000);
+    assertThat(killMillis - lastBeat)
+        .as("age of A's last heartbeat at the kill (ms; it beats every %d ms)%s", timeout / 4, tails(a, b))
+        .isBetween(0L, timeout / 4 + EARLIEST_SLACK_MS);
+    assertThat(firstMs)
+        .as("B started delivering A's notices %d ms after the kill: A's heartbeat, last written %d ms before the"
+            + " kill, was not yet %d ms old%s", firstMs, killMillis - lastBeat, timeout, tails(a, b))
+        .isGreaterThanOrEqualTo(lastBeat + timeout - killMillis)
+        .isGreaterThanOrEqualTo(timeout - timeout / 4 - EARLIEST_SLACK_MS);
+    // B runs only once started (a JVM and the H2 file to open): it takes over then if A's timeout passed already.
+    assertThat(firstMs)
+        .as("B took over A's notices only %d ms after the kill (B started %d ms after it)%s", firstMs, bStartedMs,
+            tails(a, b))
+        .isLessThanOrEqualTo(Math.max(timeout, bStartedMs) + CrashNode.POLL_INTERVAL_MS + LATEST_SLACK_MS);
   }
 
   // ------------------------------------------------------------------ steps
@@ -169,6 +203,7 @@ class KillNineTest {
   private int killMidFlight(Node a) throws Exception {
     awaitUntil("A enqueued all and delivered at least " + KILL_AFTER_DELIVERIES, Duration.ofSeconds(30),
         () -> a.printed("ENQUEUED") && countLines() >= KILL_AFTER_DELIVERIES, a);
+    killedAtMillis = System.currentTimeMillis();
     killedAtNanos = System.nanoTime();
     a.process.destroyForcibly();
     a.awaitDeath();
@@ -224,14 +259,34 @@ class KillNineTest {
     System.out.flush();
   }
 
+  /**
+   * The latest heartbeat (epoch ms) any incarnation of {@code nodeId} wrote, read from the H2 file
+   * once no node has it open. A killed node's row stays: only a restart with its node id forgets it.
+   */
+  private long lastHeartbeat(String nodeId) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:h2:file:" + dir.resolve("herald").toAbsolutePath(), "sa", "");
+        java.sql.PreparedStatement ps = c.prepareStatement(
+            "SELECT COALESCE(MAX(heartbeat_at), 0) FROM herald_node WHERE node_id = ?")) {
+      ps.setString(1, nodeId);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ the deliveries log
 
   private Path logFile() {
     return dir.resolve("deliveries.log");
   }
 
-  /** The deliveries log: indexes in order of delivery, and lines that are not a payload. */
-  record Deliveries(List<Integer> lines, List<String> malformed) {
+  /**
+   * The deliveries log: indexes in order of delivery, when each attempt's handler was entered (epoch
+   * ms), and lines that are not a payload.
+   */
+  record Deliveries(List<Integer> lines, List<Long> entered, List<String> malformed) {
     TreeSet<Integer> distinct() {
       return new TreeSet<>(lines);
     }
@@ -249,18 +304,20 @@ class KillNineTest {
 
   private Deliveries readDeliveries() throws IOException {
     List<Integer> lines = new ArrayList<>();
+    List<Long> entered = new ArrayList<>();
     List<String> malformed = new ArrayList<>();
     if (Files.exists(logFile())) {
       for (String line : Files.readAllLines(logFile(), StandardCharsets.UTF_8)) {
         Matcher m = PAYLOAD.matcher(line);
         if (m.matches()) {
           lines.add(Integer.parseInt(m.group(1)));
+          entered.add(Long.parseLong(m.group(2)));
         } else {
           malformed.add(line);
         }
       }
     }
-    return new Deliveries(lines, malformed);
+    return new Deliveries(lines, entered, malformed);
   }
 
   private int countLines() {
@@ -307,6 +364,17 @@ class KillNineTest {
 
     boolean printed(String line) {
       return output.contains(line);
+    }
+
+    /** When the node printed STARTED (epoch ms, its clock), or fails. */
+    long startedAt() {
+      for (String line : output) {
+        Matcher m = STARTED.matcher(line);
+        if (m.matches()) {
+          return Long.parseLong(m.group(1));
+        }
+      }
+      throw new AssertionError("node " + name + " printed no STARTED line" + tail());
     }
 
     /** The highest index A printed as acknowledged (committed), or -1. */
@@ -363,7 +431,7 @@ class KillNineTest {
     List<String> command = List.of(java, "-cp", classPath.classPath(),
         "-Dorg.slf4j.simpleLogger.showDateTime=true",
         CrashNode.class.getName(), dir.resolve("herald").toString(), logFile().toString(), nodeId, mode,
-        Integer.toString(count), Long.toString(delayMs));
+        Integer.toString(count), Long.toString(delayMs), Long.toString(NODE_TIMEOUT.toMillis()));
     Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
     Node node = new Node(name, p);
     nodes.add(node);

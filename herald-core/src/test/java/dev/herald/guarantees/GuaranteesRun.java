@@ -27,6 +27,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -68,6 +69,11 @@ final class GuaranteesRun {
     final String label;
     final HikariDataSource pool = pools.get();
     final KillableDataSource db = new KillableDataSource(pool);
+    /**
+     * Callers (enqueues, operator and receiver calls) at once on this node: an application has
+     * bounded request threads, and a pool of 16 serves them besides the engine's own connections.
+     */
+    final Semaphore callers = new Semaphore(8, true);
     private final ReentrantLock lock = new ReentrantLock();
     private final CountDownLatch dead = new CountDownLatch(1);
     private volatile long killedAt = -1;
@@ -130,6 +136,7 @@ final class GuaranteesRun {
         if (wait > 0) {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
+        journal.maxLag.accumulateAndGet(journal.now() - a.atMs() * 1_000_000, Math::max);
         switch (a) {
           case Scenario.Enqueue e -> submit(() -> enqueue(e));
           case Scenario.Operate o -> submit(() -> operate(o));
@@ -273,6 +280,7 @@ final class GuaranteesRun {
       if (node == null) {
         return;
       }
+      node.callers.acquire();
       try {
         List<Notice> written = switch (attempt == 0 ? e.mode() : Scenario.Mode.OWN) {
           case OWN -> node.herald.enqueueAll(requests);
@@ -294,8 +302,11 @@ final class GuaranteesRun {
         }
         return;
       } catch (Exception ex) {
-        Thread.sleep(100);
+        journal.trouble("enqueue failed: " + ex.getClass().getSimpleName());
+      } finally {
+        node.callers.release();
       }
+      Thread.sleep(100);
     }
   }
 
@@ -306,6 +317,7 @@ final class GuaranteesRun {
     }
     Node node = live(o.slot());
     if (id == null || node == null) {
+      journal.trouble(id == null ? o.op() + " not made: notice not enqueued in time" : o.op() + " not made: no live node");
       return;
     }
     UUID target = id;
@@ -319,6 +331,7 @@ final class GuaranteesRun {
 
   private Journal.Call call(Op op, Origin origin, int n, UUID id, Node node, int version, int attempt,
       Supplier<Notice> action) {
+    node.callers.acquireUninterruptibly();
     long start = journal.now();
     Journal.Call c;
     try {
@@ -331,6 +344,8 @@ final class GuaranteesRun {
       c = new Journal.Call(op, origin, n, id, node.label, version, attempt, start, journal.now(), null,
           e.getClass().getSimpleName() + ": " + e.getMessage(), refused,
           e instanceof IllegalTransitionException ite ? ite.from() : null);
+    } finally {
+      node.callers.release();
     }
     journal.call(c);
     return c;
@@ -396,6 +411,7 @@ final class GuaranteesRun {
     return out;
   }
 
+  /** Closes every node; bounded, so that a wedged node is reported instead of hanging the run. */
   private void close() throws InterruptedException {
     tasks.shutdown();
     tasks.awaitTermination(10, TimeUnit.SECONDS);
@@ -405,6 +421,9 @@ final class GuaranteesRun {
         n.pool.close();
       }));
     }
-    closers.close(); // waits for every close, the killed nodes' too
+    closers.shutdown();
+    if (!closers.awaitTermination(60, TimeUnit.SECONDS)) {
+      System.out.println("WARNING: nodes still closing after 60 s; left behind");
+    }
   }
 }

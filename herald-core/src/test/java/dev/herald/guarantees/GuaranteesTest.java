@@ -53,6 +53,7 @@ abstract class GuaranteesTest {
     String summary = summary(scenario, out, checker, violations);
     System.out.println(summary);
     violations.forEach(System.out::println);
+    violations.stream().map(Violation::n).distinct().limit(100).map(checker::history).forEach(System.out::println);
     assertThat(violations)
         .as("%s%n%s", summary, violations.stream().limit(30).map(Violation::toString).collect(Collectors.joining("\n")))
         .isEmpty();
@@ -69,11 +70,11 @@ abstract class GuaranteesTest {
         .forEach((op, cs) -> calls.put(op, cs.stream().filter(Journal.Call::acked).count() + "/" + cs.size()));
     return String.format(
         "GUARANTEES seed=%d db=%s nodes=%d notices=%d acked=%d ops(planned)=%s calls(acked/made)=%s kills=%d %s"
-            + " deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d violations=%d %s",
+            + " troubles=%s lag=%s deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d violations=%d %s",
         scenario.seed, database(), Scenario.NODES, scenario.notices, j.ids.size(), planned, calls,
         j.events.stream().filter(e -> e.what().equals("kill")).count(),
         j.events.stream().map(e -> e.what() + " " + e.node() + "@" + Journal.ms(e.at())).toList(),
-        j.deliveries.size(), j.deliveries.stream().filter(Journal.Delivery::cut).count(),
+        new TreeMap<>(j.troubles), Journal.ms(j.maxLag.get()), j.deliveries.size(), j.deliveries.stream().filter(Journal.Delivery::cut).count(),
         out.finals().values().stream().mapToInt(d -> d.attempts().size()).sum(),
         count(out.finals().values().stream().map(d -> d.notice().status().name()).toList(), Function.identity()),
         checker.unsettled.size(), violations.size(), count(violations, v -> v.kind().name()));

@@ -17,6 +17,6 @@ class H2GuaranteesTest extends GuaranteesTest {
 
   @Override
   protected HikariDataSource newPool() {
-    return TestDatabases.pool(Herald.Builder.h2Url(dir.resolve("guarantees")), "sa", "", null, 10);
+    return TestDatabases.pool(Herald.Builder.h2Url(dir.resolve("guarantees")), "sa", "", null, 16);
   }
 }

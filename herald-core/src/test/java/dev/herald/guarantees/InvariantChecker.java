@@ -93,7 +93,7 @@ final class InvariantChecker {
       overlaps(n, id, ds);
       afterFinishingCalls(n, id, ds, cs);
       payloadVersions(n, id, ds, cs);
-      receiverConfirms(n, id, cs);
+      receiverConfirms(n, id, cs, ds);
       NoticeDetail detail = finals.get(n);
       if (detail == null) {
         if (journal.ids.containsKey(n)) {
@@ -105,6 +105,27 @@ final class InvariantChecker {
       attempts(n, id, detail, ds);
     }
     return violations;
+  }
+
+  /** Everything the journal and the store say about notice {@code n}, in time order: for debugging a violation. */
+  String history(int n) {
+    StringBuilder out = new StringBuilder("history of notice " + n);
+    NoticeDetail detail = finals.get(n);
+    if (detail != null) {
+      Notice x = detail.notice();
+      out.append(" (").append(x.id()).append(", ").append(x.definition()).append("): final ").append(x.status())
+          .append(", attempts ").append(x.attempts()).append(", rows ")
+          .append(detail.attempts().stream().map(a -> a.number() + " " + a.outcome() + " on " + a.node()).toList());
+    }
+    out.append("\n  ").append(journal.enqueuedAt.containsKey(n) ? ms(journal.enqueuedAt.get(n)) : "?").append(" enqueue acknowledged");
+    record Line(long at, String text) {}
+    List<Line> lines = new ArrayList<>();
+    deliveries.getOrDefault(n, List.of()).forEach(d -> lines.add(new Line(d.start(), describe(d) + " " + d.result())));
+    calls.getOrDefault(n, List.of()).forEach(c -> lines.add(new Line(c.start(), describe(c))));
+    journal.events.forEach(e -> lines.add(new Line(e.at(), e.what() + " " + e.node())));
+    lines.stream().sorted(Comparator.comparingLong(Line::at))
+        .forEach(l -> out.append("\n  ").append(ms(l.at())).append(" ").append(l.text()));
+    return out.toString();
   }
 
   private void add(Kind kind, int n, UUID id, String detail) {
@@ -179,9 +200,17 @@ final class InvariantChecker {
 
   // 4 ----------------------------------------------------------------
 
-  private void receiverConfirms(int n, UUID id, List<Call> cs) {
+  /**
+   * A receiver's confirm refused because the notice was IN_FLIGHT, unless the node that delivered
+   * the attempt died before the refusal (then its outcome may be lost, and the notice rightly waits
+   * for another node).
+   */
+  private void receiverConfirms(int n, UUID id, List<Call> cs, List<Delivery> ds) {
     cs.stream()
         .filter(c -> c.origin() != Origin.OPERATOR && c.refused() && c.from() == NoticeStatus.IN_FLIGHT)
+        .filter(c -> ds.stream().filter(d -> d.attempt() == c.attempt() && d.start() < c.start())
+            .noneMatch(d -> journal.events.stream().anyMatch(e -> e.what().equals("kill") && e.node().equals(d.node())
+                && e.at() < c.end())))
         .collect(Collectors.groupingBy(Call::attempt))
         .forEach((attempt, refused) -> add(Kind.CONFIRM_REFUSED_IN_FLIGHT, n, id, "confirm of attempt " + attempt
             + " refused " + refused.size() + " time(s), first " + describe(refused.getFirst())));

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Everything that happened in a run, each stamped from one monotonic source: {@link System#nanoTime()}
@@ -52,6 +53,10 @@ final class Journal {
   final Map<Integer, UUID> ids = new ConcurrentHashMap<>();
   /** Notice number → when its enqueue was acknowledged. */
   final Map<Integer, Long> enqueuedAt = new ConcurrentHashMap<>();
+  /** The latest an action started after its planned time (a loaded machine). */
+  final AtomicLong maxLag = new AtomicLong();
+  /** Enqueues that failed (and were repeated) and planned calls not made, by reason. */
+  final Map<String, Integer> troubles = new ConcurrentHashMap<>();
 
   /** Makes now the origin of the journal's times: the scenario's start. */
   void markStart() {
@@ -70,6 +75,10 @@ final class Journal {
   void enqueued(int n, UUID id) {
     ids.putIfAbsent(n, id);
     enqueuedAt.putIfAbsent(n, now());
+  }
+
+  void trouble(String what) {
+    troubles.merge(what, 1, Integer::sum);
   }
 
   void delivery(Delivery d) {

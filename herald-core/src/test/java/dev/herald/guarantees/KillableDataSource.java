@@ -14,6 +14,8 @@ import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javax.sql.DataSource;
 
 /**
@@ -21,8 +23,8 @@ import javax.sql.DataSource;
  * getConnection} and every call on a connection, statement, result set or database metadata it
  * handed out throws an {@link SQLException} with SQLState 08006 (connection failure); calls already
  * inside the driver finish. {@link #bury()} then does what the database server does for a client
- * that died: rolls back and closes the connections it had open (an H2 connection cannot be aborted,
- * and its open transaction would hold its row locks for ever).
+ * that died: ends the connections it had open, rolling back their transactions (an open transaction
+ * would otherwise hold its row locks for ever).
  */
 final class KillableDataSource {
   /**
@@ -48,17 +50,30 @@ final class KillableDataSource {
     killed = true;
   }
 
-  /** After {@link #kill()}: rolls back and closes every connection still open. */
+  /**
+   * After {@link #kill()}: ends every connection still open, each on a thread of its own (one may
+   * wait for a lock another holds). A server connection is aborted (its socket closed: the server
+   * rolls back); an embedded H2 one, which cannot be aborted, is rolled back and closed.
+   */
   void bury() {
-    open.forEach(KillableDataSource::rollBackAndClose);
+    try (ExecutorService each = Executors.newVirtualThreadPerTaskExecutor()) {
+      open.forEach(c -> each.execute(() -> {
+        try {
+          c.abort(each);
+        } catch (SQLException | RuntimeException e) {
+          // cannot be aborted: rolled back below
+        }
+        rollBackAndClose(c);
+      }));
+    }
   }
 
   private static void rollBackAndClose(Connection c) {
     try (c) {
-      if (!c.getAutoCommit()) {
+      if (!c.isClosed() && !c.getAutoCommit()) {
         c.rollback();
       }
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
       // it is gone already
     }
   }

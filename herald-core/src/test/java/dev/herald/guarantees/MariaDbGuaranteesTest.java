@@ -23,6 +23,6 @@ class MariaDbGuaranteesTest extends GuaranteesTest {
   @Override
   protected HikariDataSource newPool() {
     return TestDatabases.pool(TestDatabases.mariaDbUrl(server, "guarantees"), "root", "",
-        TestDatabases.MYSQL_SESSION_ZONE, 10);
+        TestDatabases.MYSQL_SESSION_ZONE, 16);
   }
 }

@@ -32,6 +32,6 @@ class PostgresGuaranteesTest extends GuaranteesTest {
   @Override
   protected HikariDataSource newPool() {
     return TestDatabases.pool(TestDatabases.postgresUrl(server.getPort(), "guarantees") + "&reWriteBatchedInserts=true",
-        "postgres", "", TestDatabases.POSTGRES_SESSION_ZONE, 10);
+        "postgres", "", TestDatabases.POSTGRES_SESSION_ZONE, 16);
   }
 }

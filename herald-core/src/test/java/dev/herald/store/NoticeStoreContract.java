@@ -317,7 +317,6 @@ public abstract class NoticeStoreContract {
     assertThat(takeover).extracting(NoticeRow::version).containsExactly(a.version() + 2, b.version() + 2);
     assertThat(store.find(a.id())).contains(takeover.get(0));
     assertThat(store.find(b.id())).contains(takeover.get(1));
-    assertThat(store.renewLeases("n1", ids(first), newLease.plusSeconds(60))).as("n1 lost them").isEmpty();
   }
 
   @Test
@@ -388,80 +387,6 @@ public abstract class NoticeStoreContract {
     }
     assertThat(store.claim(new Claim("late", T, T, T.plusSeconds(60), 50))).isEmpty();
   }
-
-  @Test
-  void aRenewalAndATakeoverNeverBothWin() throws Exception {
-    NoticeRow expired = insert(row().leasedBy("n1", T.minusMillis(1)));
-    CompletableFuture<Set<UUID>> renewal = new CompletableFuture<>();
-    AtomicBoolean interleaved = new AtomicBoolean();
-    DataSource hooked = beforeFirstUpdateOfNotices(dataSource(), () -> {
-      interleaved.set(true);
-      // Renew on another connection between the takeover's read and its write. If the claim already
-      // holds a lock on the row, the renewal waits for it; let the claim go on after a while.
-      CompletableFuture.runAsync(() -> renewal.complete(
-          store.renewLeases("n1", List.of(expired.id()), T.plusSeconds(60))));
-      try {
-        renewal.get(2, TimeUnit.SECONDS);
-      } catch (Exception waitingForTheClaim) {
-        // expected when the claim locks what it read
-      }
-    });
-
-    List<NoticeRow> takeover = new JdbcNoticeStore(hooked, ((JdbcNoticeStore) store).dialect(), clock)
-        .claim(new Claim("n2", T, T, T.plusSeconds(30), 10));
-    Assumptions.assumeTrue(interleaved.get(), "the claim has no separate write to interleave with");
-    Set<UUID> kept = renewal.get(30, TimeUnit.SECONDS);
-
-    NoticeRow now = stored(expired);
-    if (kept.contains(expired.id())) {
-      assertThat(takeover).as("renewed by n1, so not taken over").isEmpty();
-      assertThat(now.owner()).isEqualTo("n1");
-      assertThat(now.leaseUntil()).isEqualTo(T.plusSeconds(60));
-    } else {
-      assertThat(takeover).containsExactly(leased(expired, "n2", T.plusSeconds(30), T));
-      assertThat(now).isEqualTo(takeover.getFirst());
-    }
-  }
-
-  /** A data source that runs {@code hook} once, just before the first statement that updates herald_notice. */
-  private static DataSource beforeFirstUpdateOfNotices(DataSource real, Runnable hook) {
-    return beforeFirst(real, sql -> sql.strip().toUpperCase(Locale.ROOT).startsWith("UPDATE HERALD_NOTICE "), hook);
-  }
-
-  /** A data source that runs {@code hook} once, just before the first statement prepared whose SQL matches. */
-  protected static DataSource beforeFirst(DataSource real, java.util.function.Predicate<String> matches, Runnable hook) {
-    AtomicBoolean fired = new AtomicBoolean();
-    return proxy(DataSource.class, real, (method, args) -> {
-      if (method.getName().equals("getConnection")) {
-        Connection c = (Connection) method.invoke(real, args);
-        return proxy(Connection.class, c, (m, a) -> {
-          if (m.getName().startsWith("prepare") && a != null && a[0] instanceof String sql && matches.test(sql)
-              && fired.compareAndSet(false, true)) {
-            hook.run();
-          }
-          return m.invoke(c, a);
-        });
-      }
-      return method.invoke(real, args);
-    });
-  }
-
-  private interface Call {
-    Object invoke(java.lang.reflect.Method method, Object[] args) throws Exception;
-  }
-
-  private static <T> T proxy(Class<T> type, T target, Call call) {
-    return type.cast(Proxy.newProxyInstance(NoticeStoreContract.class.getClassLoader(), new Class<?>[] {type},
-        (self, method, args) -> {
-          try {
-            return call.invoke(method, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        }));
-  }
-
-  // ================================================================ apply
 
   @Test
   void anUpdateAppliesOnceAndBumpsTheVersion() throws SQLException {
@@ -657,30 +582,40 @@ public abstract class NoticeStoreContract {
     assertThat(store.revocationsFor("n2#b")).isEmpty();
   }
 
-  @Test
-  void renewLeasesExtendsOnlyTheOwnersInFlightRows() {
-    NoticeRow a = claimOne(insert(row()), "n1");
-    NoticeRow b = claimOne(insert(row()), "n1");
-    NoticeRow others = claimOne(insert(row()), "n2");
-    NoticeRow ownedButWaiting = insert(row().status(AWAITING_CONFIRM).attempts(1, 0).owner("n1", T.plusSeconds(30))
-        .due(T.plusSeconds(600)));
-    NoticeRow free = insert(row().due(T.plusSeconds(600)));
-    Instant until = T.plusSeconds(90);
-
-    Set<UUID> kept = store.renewLeases("n1",
-        List.of(a.id(), b.id(), others.id(), ownedButWaiting.id(), free.id(), UUID.randomUUID()), until);
-
-    assertThat(kept).containsExactlyInAnyOrder(a.id(), b.id());
-    assertThat(store.find(a.id())).contains(withLease(a, until));
-    assertThat(store.find(b.id())).contains(withLease(b, until));
-    assertThat(store.find(others.id())).contains(others);
-    assertThat(store.find(ownedButWaiting.id())).contains(ownedButWaiting);
-    assertThat(store.find(free.id())).contains(free);
-    assertThat(store.renewLeases("n1", List.of(), until)).isEmpty();
-
-    // A renewal keeps the version, so the owner's outcome (built from the claimed row) still applies.
-    assertThat(apply(attempt(a, DeliveryResult.delivered(), T.plusSeconds(1)))).containsExactly(true);
+  /** A data source that runs {@code hook} once, just before the first statement prepared whose SQL matches. */
+  protected static DataSource beforeFirst(DataSource real, java.util.function.Predicate<String> matches, Runnable hook) {
+    AtomicBoolean fired = new AtomicBoolean();
+    return proxy(DataSource.class, real, (method, args) -> {
+      if (method.getName().equals("getConnection")) {
+        Connection c = (Connection) method.invoke(real, args);
+        return proxy(Connection.class, c, (m, a) -> {
+          if (m.getName().startsWith("prepare") && a != null && a[0] instanceof String sql && matches.test(sql)
+              && fired.compareAndSet(false, true)) {
+            hook.run();
+          }
+          return m.invoke(c, a);
+        });
+      }
+      return method.invoke(real, args);
+    });
   }
+
+  private interface Call {
+    Object invoke(java.lang.reflect.Method method, Object[] args) throws Exception;
+  }
+
+  private static <T> T proxy(Class<T> type, T target, Call call) {
+    return type.cast(Proxy.newProxyInstance(NoticeStoreContract.class.getClassLoader(), new Class<?>[] {type},
+        (self, method, args) -> {
+          try {
+            return call.invoke(method, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        }));
+  }
+
+  // ================================================================ apply
 
   @Test
   void releaseAllFreesOnlyTheOwnersInFlightRows() {

@@ -37,6 +37,25 @@ public interface Dialect {
   }
 
   /**
+   * Appended to a SELECT so that it reads the latest committed rows rather than the transaction's
+   * snapshot (a shared-lock read); empty where the default isolation, READ COMMITTED, reads them
+   * anyway. Finds an idempotency key that a concurrent transaction committed after the caller's
+   * snapshot began.
+   */
+  default String readLatest() {
+    return "";
+  }
+
+  /**
+   * Whether a version-checked UPDATE or DELETE locks the row it reads even when the version no
+   * longer matches (InnoDB at REPEATABLE READ, its default). PostgreSQL and H2 lock only rows that
+   * match, so a stale change waits for nothing.
+   */
+  default boolean staleWritesLockRows() {
+    return false;
+  }
+
+  /**
    * The claim's candidate query, locking what it returns where the strategy needs it: {@code
    * columns}, then the filter, then {@code LIMIT ?}.
    */

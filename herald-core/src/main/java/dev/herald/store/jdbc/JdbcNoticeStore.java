@@ -213,10 +213,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     Notice n = row.notice();
     try {
       if (n.idempotencyKey() != null && !claimIdempotencyKey(c, n)) {
-        UUID existingId = existingNoticeFor(c, n.definition(), n.idempotencyKey());
-        NoticeRow existing = find(c, existingId)
-            .orElseThrow(() -> new StoreException("idempotency key " + n.idempotencyKey() + " points at missing notice " + existingId, null));
-        return new InsertResult(existing, false);
+        return new InsertResult(holderOfKey(c, n), false);
       }
       try (PreparedStatement ps = c.prepareStatement(INSERT_LIVE)) {
         bindLive(ps, row);
@@ -247,16 +244,35 @@ public final class JdbcNoticeStore implements NoticeStore {
     }
   }
 
-  private UUID existingNoticeFor(Connection c, String definition, String key) throws SQLException {
+  /**
+   * The notice holding the taken key, live or archived. First a plain read, which locks nothing and
+   * sees a key committed before the caller's snapshot or taken by its own transaction. Under
+   * REPEATABLE READ (MySQL's and MariaDB's default) the key may have been committed after the
+   * snapshot began (this insert waited for it), so the snapshot has neither key nor notice: then the
+   * dialect's locking read, which sees the latest committed rows. Not the first choice, because its
+   * locks hold up the engine's writes of that notice until the caller commits.
+   */
+  private NoticeRow holderOfKey(Connection c, Notice n) throws SQLException {
+    List<String> reads = dialect.readLatest().isEmpty() ? List.of("") : List.of("", dialect.readLatest());
+    UUID id = null;
+    for (String read : reads) {
+      id = noticeOfKey(c, n.definition(), n.idempotencyKey(), read);
+      Optional<NoticeRow> row = id == null ? Optional.empty() : find(c, id, read);
+      if (row.isPresent()) {
+        return row.get();
+      }
+    }
+    throw new StoreException(id == null ? "idempotency key " + n.idempotencyKey() + " vanished while being read"
+        : "idempotency key " + n.idempotencyKey() + " points at missing notice " + id, null);
+  }
+
+  private UUID noticeOfKey(Connection c, String definition, String key, String read) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT notice_id FROM herald_idempotency WHERE definition = ? AND idempotency_key = ?")) {
+        "SELECT notice_id FROM herald_idempotency WHERE definition = ? AND idempotency_key = ?" + read)) {
       ps.setString(1, definition);
       ps.setString(2, key);
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new StoreException("idempotency key " + key + " vanished while being read", null);
-        }
-        return dialect.getId(rs, "notice_id");
+        return rs.next() ? dialect.getId(rs, "notice_id") : null;
       }
     }
   }
@@ -393,31 +409,6 @@ public final class JdbcNoticeStore implements NoticeStore {
           return rs.getInt(1);
         }
       }
-    });
-  }
-
-  @Override
-  public Set<UUID> renewLeases(String owner, Collection<UUID> ids, Instant leaseUntil) {
-    if (ids.isEmpty()) {
-      return Set.of();
-    }
-    return inTransaction("renew leases", c -> {
-      List<UUID> ordered = new ArrayList<>(new java.util.TreeSet<>(ids)); // one lock order for every writer
-      Set<UUID> kept = new HashSet<>();
-      try (PreparedStatement ps = c.prepareStatement(
-          "UPDATE herald_notice SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'IN_FLIGHT'")) {
-        int[] counts = executeCounted(ps, ordered, (st, id) -> {
-          st.setLong(1, leaseUntil.toEpochMilli());
-          dialect.setId(st, 2, id);
-          st.setString(3, owner);
-        });
-        for (int i = 0; i < counts.length; i++) {
-          if (counts[i] == 1) {
-            kept.add(ordered.get(i));
-          }
-        }
-      }
-      return kept;
     });
   }
 
@@ -569,11 +560,21 @@ public final class JdbcNoticeStore implements NoticeStore {
         updates.add(i);
       }
     }
-    // Every writer (outcomes, renewals) locks rows in id order, so two of them cannot deadlock.
+    // Each group in id order, as renewals and adoptions lock (PostgreSQL's set-based archive deletes
+    // in plan order, though: a hash join over the table yields heap order).
     Comparator<Integer> byId = Comparator.comparing(i -> changes.get(i).expected().id());
     updates.sort(byId);
     archives.sort(byId);
     restores.sort(byId);
+    // Updates run before archives, so where their ids interleave the batch takes live rows out of id
+    // order. Where a stale version-checked write still locks its row (InnoDB), a paused node's stale
+    // batch of the same notices holds rows too, and the two can deadlock: lock them all first, in id
+    // order. Elsewhere stale writes lock nothing and live batches share no rows: no round trip spent.
+    if (dialect.staleWritesLockRows() && !updates.isEmpty() && !archives.isEmpty()
+        && changes.get(updates.getLast()).expected().id().compareTo(changes.get(archives.getFirst()).expected().id()) > 0) {
+      lockLiveInIdOrder(c, java.util.stream.Stream.concat(updates.stream(), archives.stream())
+          .map(i -> changes.get(i).expected().id()).sorted().toList());
+    }
     if (!updates.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(UPDATE_LIVE)) {
         markApplied(executeCounted(ps, updates, (st, i) -> bindUpdate(st, changes.get(i))), updates, applied);
@@ -607,6 +608,24 @@ public final class JdbcNoticeStore implements NoticeStore {
       out.add(b);
     }
     return out;
+  }
+
+  /** Locks these live rows (sorted by id) in id order: one statement per 1,000. */
+  private void lockLiveInIdOrder(Connection c, List<UUID> ids) throws SQLException {
+    for (int from = 0; from < ids.size(); from += 1_000) {
+      List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + 1_000));
+      try (PreparedStatement ps = c.prepareStatement("SELECT id FROM herald_notice WHERE id IN ("
+          + placeholders(chunk.size()) + ") ORDER BY id FOR UPDATE")) {
+        for (int i = 0; i < chunk.size(); i++) {
+          dialect.setId(ps, i + 1, chunk.get(i));
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            // every row read is locked
+          }
+        }
+      }
+    }
   }
 
   /** Deletes each row from one table (version-checked), then inserts the new state in the other. */
@@ -811,11 +830,12 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public Optional<NoticeRow> find(UUID id) {
-    return inTransaction("find notice " + id, c -> find(c, id));
+    return inTransaction("find notice " + id, c -> find(c, id, ""));
   }
 
-  private Optional<NoticeRow> find(Connection c, UUID id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE id = ?")) {
+  /** {@code read}: appended to both selects, e.g. {@link Dialect#readLatest()}. */
+  private Optional<NoticeRow> find(Connection c, UUID id, String read) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + LIVE_COLUMNS + " FROM herald_notice WHERE id = ?" + read)) {
       dialect.setId(ps, 1, id);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {
@@ -824,7 +844,7 @@ public final class JdbcNoticeStore implements NoticeStore {
       }
     }
     try (PreparedStatement ps =
-        c.prepareStatement("SELECT " + HISTORY_COLUMNS + " FROM herald_notice_history WHERE id = ?")) {
+        c.prepareStatement("SELECT " + HISTORY_COLUMNS + " FROM herald_notice_history WHERE id = ?" + read)) {
       dialect.setId(ps, 1, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(readHistory(rs)) : Optional.empty();
@@ -948,33 +968,50 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public int purgeHistory(Instant before, int limit) {
+    record Finished(UUID id, long version) {}
     return inTransaction("purge history", c -> {
-      List<UUID> ids = new ArrayList<>();
+      List<Finished> old = new ArrayList<>();
       try (PreparedStatement ps = c.prepareStatement(
-          "SELECT id FROM herald_notice_history WHERE finished_at < ? ORDER BY finished_at LIMIT ?")) {
+          "SELECT id, version FROM herald_notice_history WHERE finished_at < ? ORDER BY finished_at LIMIT ?")) {
         ps.setLong(1, before.toEpochMilli());
         ps.setInt(2, limit);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            ids.add(dialect.getId(rs, "id"));
+            old.add(new Finished(dialect.getId(rs, "id"), rs.getLong("version")));
+          }
+        }
+      }
+      if (old.isEmpty()) {
+        return 0;
+      }
+      // History rows first, version-checked and in id order (the order of resends and other purges):
+      // a notice a resend restored since the select stays, and keeps its attempts and key.
+      old.sort(Comparator.comparing(Finished::id));
+      List<UUID> deleted = new ArrayList<>(old.size());
+      try (PreparedStatement ps = c.prepareStatement(DELETE_HISTORY)) {
+        int[] counts = executeCounted(ps, old, (st, f) -> {
+          dialect.setId(st, 1, f.id());
+          st.setLong(2, f.version());
+        });
+        for (int i = 0; i < counts.length; i++) {
+          if (counts[i] == 1) {
+            deleted.add(old.get(i).id());
           }
         }
       }
       for (String sql : List.of(
-          "DELETE FROM herald_attempt WHERE notice_id = ?",
-          "DELETE FROM herald_idempotency WHERE notice_id = ?",
-          "DELETE FROM herald_notice_history WHERE id = ?")) {
+          "DELETE FROM herald_attempt WHERE notice_id = ?", "DELETE FROM herald_idempotency WHERE notice_id = ?")) {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-          for (UUID id : ids) {
+          for (UUID id : deleted) {
             dialect.setId(ps, 1, id);
             ps.addBatch();
           }
-          if (!ids.isEmpty()) {
+          if (!deleted.isEmpty()) {
             ps.executeBatch();
           }
         }
       }
-      return ids.size();
+      return deleted.size();
     });
   }
 

@@ -50,6 +50,20 @@ public final class MySqlDialect implements Dialect {
     return Dialect.super.insertIdempotencyKey().replaceFirst("^INSERT INTO", "INSERT IGNORE INTO");
   }
 
+  /**
+   * REPEATABLE READ, the default, reads a snapshot; a locking read sees the latest committed rows.
+   * MariaDB has no FOR SHARE; MySQL 8 still accepts LOCK IN SHARE MODE.
+   */
+  @Override
+  public String readLatest() {
+    return " LOCK IN SHARE MODE";
+  }
+
+  @Override
+  public boolean staleWritesLockRows() {
+    return true;
+  }
+
   /** Error 1062 and its kin (a duplicate fails only its statement in InnoDB, not the transaction). */
   @Override
   public boolean isDuplicateKey(SQLException e) {
