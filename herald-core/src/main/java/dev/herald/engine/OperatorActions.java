@@ -123,50 +123,72 @@ final class OperatorActions implements NoticeOperations {
     return change(id, NoticeStatus.CANCELLED, row -> Transitions.move(row, NoticeStatus.CANCELLED, null, clock.instant()));
   }
 
+  /**
+   * Confirms a delivered notice. Idempotent; never waits for a delivery: one that arrives while the
+   * notice is being (re)delivered, here or on another node, is recorded and applied when that
+   * delivery is recorded as awaiting confirmation (the writer looks for it, and the read here after
+   * recording it catches an outcome that landed in between).
+   */
   @Override
   public Notice confirm(UUID id) {
-    NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-    if (row.status() == NoticeStatus.SUCCEEDED) {
-      return row.notice(); // confirmed already (perhaps by an early confirmation): confirming is idempotent
+    long deadline = System.nanoTime() + held.patience().toNanos();
+    while (true) {
+      NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+      switch (row.status()) {
+        case SUCCEEDED -> {
+          return row.notice(); // confirmed already (perhaps by an early confirmation)
+        }
+        case AWAITING_CONFIRM -> {
+          Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
+          if (store.apply(List.of(c)).getFirst()) {
+            listeners.onFinished(c.next().notice());
+            return c.next().notice();
+          }
+        }
+        case IN_FLIGHT -> {
+          Notice done = confirmHeld(row);
+          if (done != null) {
+            return done;
+          }
+        }
+        default -> throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
+            "only a delivered notice awaiting confirmation can be confirmed");
+      }
+      if (System.nanoTime() > deadline) {
+        throw new HeraldException("notice " + id + " kept changing; try again");
+      }
     }
-    if (row.status() == NoticeStatus.IN_FLIGHT) {
-      boolean mine = held.owner().equals(row.owner());
-      if (mine && held.takeBack(id) == Holdings.TakeBack.TAKEN) { // held here, not started
+  }
+
+  /** Confirms an IN_FLIGHT notice; null if it moved meanwhile and must be read again. */
+  private Notice confirmHeld(NoticeRow row) {
+    UUID id = row.id();
+    if (held.owner().equals(row.owner()) && held.takeBack(id) == Holdings.TakeBack.TAKEN) { // held here, not started
+      boolean applied = false;
+      try {
         if (!Transitions.wasDelivered(row)) {
-          releaseTaken(row);
           throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED, "it has not been delivered yet");
         }
         Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
-        boolean applied = false;
-        try {
-          applied = store.apply(List.of(c)).getFirst();
-        } finally {
-          if (!applied) {
-            releaseTaken(row);
-          }
-        }
+        applied = store.apply(List.of(c)).getFirst();
         if (applied) {
           listeners.onFinished(c.next().notice());
           return c.next().notice();
         }
-      } else {
-        // Being delivered (here or elsewhere): recorded for that delivery's outcome, which cannot miss it:
-        // either the outcome's writer finds it, or the read below finds the outcome.
-        store.recordEarlyConfirmation(id, clock.instant());
-        NoticeRow now = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-        if (now.status() != NoticeStatus.AWAITING_CONFIRM) {
-          return now.notice();
+        return null;
+      } finally {
+        if (!applied) {
+          releaseTaken(row);
         }
-        store.takeEarlyConfirmations(List.of(id));
       }
     }
-    return change(id, NoticeStatus.SUCCEEDED, current -> {
-      if (current.status() != NoticeStatus.AWAITING_CONFIRM) {
-        throw new IllegalTransitionException(id, current.status(), NoticeStatus.SUCCEEDED,
-            "only a delivered notice awaiting confirmation can be confirmed");
-      }
-      return Transitions.move(current, NoticeStatus.SUCCEEDED, null, clock.instant());
-    }, true);
+    store.recordEarlyConfirmation(id, clock.instant());
+    NoticeRow now = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
+    if (now.status() == NoticeStatus.AWAITING_CONFIRM || now.status() == NoticeStatus.SUCCEEDED) {
+      store.takeEarlyConfirmations(List.of(id)); // its outcome landed first: confirm it directly
+      return null;
+    }
+    return now.notice();
   }
 
   @Override

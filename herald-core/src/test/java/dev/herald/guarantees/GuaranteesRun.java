@@ -3,6 +3,7 @@ package dev.herald.guarantees;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.herald.DeliveryResult;
 import dev.herald.Herald;
+import dev.herald.HeraldListener;
 import dev.herald.IllegalTransitionException;
 import dev.herald.Notice;
 import dev.herald.NoticeContext;
@@ -166,7 +167,15 @@ final class GuaranteesRun {
         .claimBatch(100)
         .maxConcurrentDeliveries(8)
         .shutdownTimeout(Duration.ofSeconds(1))
-        .random(new Random(scenario.seed + slot));
+        .random(new Random(scenario.seed + slot))
+        .listener(new HeraldListener() {
+          @Override
+          public void onEngineError(String step, Throwable error) {
+            if (node.alive()) {
+              journal.trouble("engine error: " + step);
+            }
+          }
+        });
     for (Scenario.Definition d : Scenario.DEFINITIONS) {
       b.define(d.definition()).handler(d.name(), ctx -> deliver(node, d.name(), ctx));
     }
@@ -302,7 +311,7 @@ final class GuaranteesRun {
         }
         return;
       } catch (Exception ex) {
-        journal.trouble("enqueue failed: " + ex.getClass().getSimpleName());
+        journal.trouble("enqueue failed" + (node.alive() ? ": " : " on a killed node: ") + ex.getClass().getSimpleName());
       } finally {
         node.callers.release();
       }
@@ -386,9 +395,11 @@ final class GuaranteesRun {
     int seen = -1;
     long idleSince = journal.now();
     while (journal.now() < deadline) {
+      // Tasks first: one that ends while the query runs (a resend, say) may have made a notice live again.
+      boolean busy = running.get() > 0;
       boolean anyLive = !live(0).herald.operations().query(NoticeQuery.all().statuses(NoticeStatus.PENDING,
           NoticeStatus.IN_FLIGHT, NoticeStatus.FAILED, NoticeStatus.AWAITING_CONFIRM).page(0, 1)).items().isEmpty();
-      if (!anyLive && running.get() == 0) {
+      if (!busy && !anyLive) {
         return;
       }
       int delivered = journal.deliveries.size();

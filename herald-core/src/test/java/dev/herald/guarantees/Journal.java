@@ -27,7 +27,8 @@ final class Journal {
   /**
    * One operations call. {@code status} is the returned notice's status if it returned normally
    * (acknowledged); otherwise {@code error} names the exception and {@code refused} says whether it was
-   * an {@link IllegalTransitionException} (nothing changed; {@code from} is the status it saw).
+   * a refusal that changed nothing: an {@link IllegalTransitionException} ({@code from} is the status
+   * it saw) or a {@link dev.herald.NoticeNotFoundException}.
    * {@code version} is the payload version an edit writes; {@code attempt} the attempt a receiver confirms.
    */
   record Call(Scenario.Op op, Origin origin, int n, UUID id, String node, int version, int attempt, long start, long end,
