@@ -13,7 +13,7 @@ import java.util.UUID;
  * <pre>
  *  PENDING ──claim──▶ IN_FLIGHT ──▶ SUCCEEDED | FAILED | DEAD | AWAITING_CONFIRM
  *  FAILED / AWAITING_CONFIRM ──due again──▶ IN_FLIGHT
- *  AWAITING_CONFIRM ──confirm──▶ SUCCEEDED
+ *  AWAITING_CONFIRM ──confirm──▶ SUCCEEDED;   DEAD (delivered, unconfirmed) ──late confirm──▶ SUCCEEDED
  *  any live status ──cancel──▶ CANCELLED;   any status but IN_FLIGHT ──resend──▶ PENDING
  * </pre>
  *
@@ -45,7 +45,7 @@ public enum NoticeStatus {
     MOVES.put(FAILED, EnumSet.of(IN_FLIGHT, CANCELLED, PENDING));
     MOVES.put(AWAITING_CONFIRM, EnumSet.of(IN_FLIGHT, SUCCEEDED, CANCELLED, PENDING));
     MOVES.put(SUCCEEDED, EnumSet.of(PENDING));
-    MOVES.put(DEAD, EnumSet.of(PENDING));
+    MOVES.put(DEAD, EnumSet.of(PENDING, SUCCEEDED)); // a late confirmation of a delivered notice
     MOVES.put(CANCELLED, EnumSet.of(PENDING));
   }
 

@@ -18,7 +18,7 @@ class NoticeStatusTest {
       FAILED, EnumSet.of(IN_FLIGHT, CANCELLED, PENDING),
       AWAITING_CONFIRM, EnumSet.of(IN_FLIGHT, SUCCEEDED, CANCELLED, PENDING),
       SUCCEEDED, EnumSet.of(PENDING),
-      DEAD, EnumSet.of(PENDING),
+      DEAD, EnumSet.of(PENDING, SUCCEEDED),
       CANCELLED, EnumSet.of(PENDING));
 
   @Test

@@ -776,12 +776,15 @@ public final class DeliveryEngine {
 
   /**
    * Confirmations that arrived while their notices were being delivered: applied as soon as those
-   * deliveries are recorded as awaiting confirmation.
+   * deliveries are recorded as awaiting confirmation (or, for a confirm redelivery whose attempts
+   * ran out meanwhile, as dead for the want of one).
    */
   private void applyEarlyConfirmations(List<OutcomeWriter.Pending> applied) {
     List<UUID> awaiting = new ArrayList<>();
     for (OutcomeWriter.Pending p : applied) {
-      if (p.change().next().status() == NoticeStatus.AWAITING_CONFIRM) {
+      NoticeStatus next = p.change().next().status();
+      boolean unconfirmedDeath = next == NoticeStatus.DEAD && Transitions.wasDelivered(p.change().expected());
+      if (next == NoticeStatus.AWAITING_CONFIRM || unconfirmedDeath) {
         awaiting.add(p.change().next().id());
       }
     }

@@ -139,10 +139,19 @@ final class OperatorActions implements NoticeOperations {
           return row.notice(); // confirmed already (perhaps by an early confirmation)
         }
         case AWAITING_CONFIRM -> {
-          Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
-          if (store.apply(List.of(c)).getFirst()) {
-            listeners.onFinished(c.next().notice());
-            return c.next().notice();
+          Notice done = applyConfirm(row);
+          if (done != null) {
+            return done;
+          }
+        }
+        case DEAD -> {
+          if (!diedUnconfirmed(row)) {
+            throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
+                "only a delivered notice can be confirmed; this one failed");
+          }
+          Notice done = applyConfirm(row); // a late confirmation of a notice declared dead for the want of it
+          if (done != null) {
+            return done;
           }
         }
         case IN_FLIGHT -> {
@@ -158,6 +167,25 @@ final class OperatorActions implements NoticeOperations {
         throw new HeraldException("notice " + id + " kept changing; try again");
       }
     }
+  }
+
+  private Notice applyConfirm(NoticeRow row) {
+    Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
+    if (!store.apply(List.of(c)).getFirst()) {
+      return null;
+    }
+    listeners.onFinished(c.next().notice());
+    return c.next().notice();
+  }
+
+  /** A DEAD notice whose last attempt delivered it: it died waiting for its confirmation. */
+  private boolean diedUnconfirmed(NoticeRow row) {
+    List<dev.herald.Attempt> attempts = store.attempts(row.id());
+    if (attempts.isEmpty()) {
+      return false;
+    }
+    dev.herald.DeliveryResult.Outcome last = attempts.getLast().outcome();
+    return last == dev.herald.DeliveryResult.Outcome.DELIVERED || last == dev.herald.DeliveryResult.Outcome.AWAIT_CONFIRM;
   }
 
   /** Confirms an IN_FLIGHT notice; null if it moved meanwhile and must be read again. */
@@ -184,8 +212,10 @@ final class OperatorActions implements NoticeOperations {
     }
     store.recordEarlyConfirmation(id, clock.instant());
     NoticeRow now = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-    if (now.status() == NoticeStatus.AWAITING_CONFIRM || now.status() == NoticeStatus.SUCCEEDED) {
-      store.takeEarlyConfirmations(List.of(id)); // its outcome landed first: confirm it directly
+    if (now.status() != NoticeStatus.IN_FLIGHT) {
+      // Its outcome landed first. Whoever removes the early confirmation applies it: this caller,
+      // or the writer that recorded the outcome (then the next read finds it confirmed).
+      store.takeEarlyConfirmations(List.of(id));
       return null;
     }
     return now.notice();

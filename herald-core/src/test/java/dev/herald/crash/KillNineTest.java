@@ -53,9 +53,12 @@ class KillNineTest {
    * Allowance on the earliest takeover: the heartbeat's own duration and scheduling (a node beats a
    * quarter of the node timeout after its previous beat ended), and the kill's timestamp.
    */
-  private static final long EARLIEST_SLACK_MS = 300;
-  /** Allowance on the latest first takeover: the claim, the timer, a delivery slot and the forced log write. */
-  private static final long LATEST_SLACK_MS = 1_000;
+  private static final long EARLIEST_SLACK_MS = 400;
+  /**
+   * Allowance on the latest first takeover: B's first claim and attempt in a JVM just started (class
+   * loading, JIT, the H2 file), the forced log write; a few hundred ms idle, seconds on a loaded machine.
+   */
+  private static final long LATEST_SLACK_MS = 3_000;
   /** Attempts that may run at once on a node; each may be repeated after the kill. */
   private static final int CONCURRENT = 8;
   /**

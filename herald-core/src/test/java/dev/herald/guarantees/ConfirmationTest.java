@@ -112,6 +112,11 @@ class ConfirmationTest {
       assertThat(a.finalFailure()).isTrue();
     });
     assertThat(recorder.alerts.stream().filter(AlertEvent::finalFailure).count()).isEqualTo(1);
+
+    // The receiver had it all along: a late confirmation still counts (DEAD -> SUCCEEDED), and a
+    // notice that failed instead cannot be confirmed.
+    assertThat(herald.operations().confirm(n.id()).status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(statusOf(herald, n.id())).isEqualTo(NoticeStatus.SUCCEEDED);
   }
 
   // Finding 6c (deferred): a confirm redelivery that the handler deferred turned the delivered notice

@@ -146,8 +146,24 @@ final class GuaranteesRun {
         }
       }
       quiesce(scenario.seconds * 1_000_000_000L);
+      journal.event("quiescent", "-", journal.now());
+      if (Boolean.getBoolean("herald.guarantees.debug")) {
+        try (java.sql.Connection c = pools.get().getConnection();
+            java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT n.owner, n.lease_until, COUNT(*),"
+                + " (SELECT MAX(h.heartbeat_at) FROM herald_node h WHERE h.owner = n.owner) FROM herald_notice n"
+                + " WHERE n.status = 'IN_FLIGHT' GROUP BY n.owner, n.lease_until")) {
+          while (rs.next()) {
+            System.out.println("DEBUG held " + rs.getString(1) + " lease " + rs.getLong(2) + " n=" + rs.getInt(3)
+                + " beat " + rs.getObject(4) + " now " + System.currentTimeMillis());
+          }
+        } catch (java.sql.SQLException e) {
+          System.out.println("DEBUG " + e);
+        }
+      }
       Instant checkedAt = Instant.now();
-      return new Outcome(journal, finals(), checkedAt);
+      Map<Integer, NoticeDetail> finals = finals();
+      journal.event("read", "-", journal.now());
+      return new Outcome(journal, finals, checkedAt);
     } finally {
       close();
     }
@@ -172,7 +188,7 @@ final class GuaranteesRun {
           @Override
           public void onEngineError(String step, Throwable error) {
             if (node.alive()) {
-              journal.trouble("engine error: " + step);
+              journal.trouble("engine error: " + step.replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "<id>"));
             }
           }
         });

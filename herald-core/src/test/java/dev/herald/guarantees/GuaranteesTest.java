@@ -73,7 +73,8 @@ abstract class GuaranteesTest {
             + " troubles=%s lag=%s deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d violations=%d %s",
         scenario.seed, database(), Scenario.NODES, scenario.notices, j.ids.size(), planned, calls,
         j.events.stream().filter(e -> e.what().equals("kill")).count(),
-        j.events.stream().map(e -> e.what() + " " + e.node() + "@" + Journal.ms(e.at())).toList(),
+        j.events.stream().map(e -> e.what() + (e.node().equals("-") ? "" : " " + e.node()) + "@" + Journal.ms(e.at()))
+            .toList(),
         new TreeMap<>(j.troubles), Journal.ms(j.maxLag.get()), j.deliveries.size(), j.deliveries.stream().filter(Journal.Delivery::cut).count(),
         out.finals().values().stream().mapToInt(d -> d.attempts().size()).sum(),
         count(out.finals().values().stream().map(d -> d.notice().status().name()).toList(), Function.identity()),

@@ -45,7 +45,10 @@ final class InvariantChecker {
     WRONG_FINAL_STATE,
     /** 4: waiting (PENDING, FAILED, AWAITING_CONFIRM) with its due time long past after quiescence. */
     STUCK,
-    /** 4: the receiver's confirm of the attempt it was given was refused because the notice was IN_FLIGHT. */
+    /**
+     * 4 (confirmation): the receiver's confirm of an attempt it was given, during or after it, was
+     * refused because the notice was IN_FLIGHT (its node alive).
+     */
     CONFIRM_REFUSED_IN_FLIGHT,
     /** 5: attempt count differs from the attempt rows, or their numbers are not 1..n. */
     ATTEMPT_COUNT_MISMATCH,
@@ -117,12 +120,15 @@ final class InvariantChecker {
           .append(", attempts ").append(x.attempts()).append(", rows ")
           .append(detail.attempts().stream().map(a -> a.number() + " " + a.outcome() + " on " + a.node()).toList());
     }
-    out.append("\n  ").append(journal.enqueuedAt.containsKey(n) ? ms(journal.enqueuedAt.get(n)) : "?").append(" enqueue acknowledged");
     record Line(long at, String text) {}
     List<Line> lines = new ArrayList<>();
+    if (journal.enqueuedAt.containsKey(n)) {
+      lines.add(new Line(journal.enqueuedAt.get(n), "enqueue acknowledged"));
+    }
     deliveries.getOrDefault(n, List.of()).forEach(d -> lines.add(new Line(d.start(), describe(d) + " " + d.result())));
     calls.getOrDefault(n, List.of()).forEach(c -> lines.add(new Line(c.start(), describe(c))));
-    journal.events.forEach(e -> lines.add(new Line(e.at(), e.what() + " " + e.node())));
+    journal.events.stream().filter(e -> !e.node().equals("-"))
+        .forEach(e -> lines.add(new Line(e.at(), e.what() + " " + e.node())));
     lines.stream().sorted(Comparator.comparingLong(Line::at))
         .forEach(l -> out.append("\n  ").append(ms(l.at())).append(" ").append(l.text()));
     return out.toString();
@@ -251,8 +257,11 @@ final class InvariantChecker {
       allowed.add(NoticeStatus.CANCELLED);
     }
     if (!allowed.contains(status)) {
+      long confirmed = cs.stream().filter(c -> c.op() == Op.CONFIRM && c.origin() != Origin.OPERATOR && c.acked())
+          .map(Call::attempt).distinct().count();
       add(Kind.WRONG_FINAL_STATE, n, id, status + " (" + notice.definition() + "), expected one of " + allowed
-          + "; last error " + notice.lastError() + "; " + ds.size() + " deliveries");
+          + "; last error " + notice.lastError() + "; " + ds.size() + " deliveries, " + confirmed
+          + " of them confirmed by the receiver (acknowledged)");
     } else if (status == NoticeStatus.SUCCEEDED && kind == Scenario.Kind.CONFIRM
         && cs.stream().noneMatch(c -> c.op() == Op.CONFIRM && c.mayHaveApplied())) {
       add(Kind.WRONG_FINAL_STATE, n, id, "SUCCEEDED without any confirm that may have applied");

@@ -43,7 +43,7 @@ final class Journal {
     }
   }
 
-  /** A node killed, or started again. */
+  /** A node killed or started again, or the end of the run: quiescent, final states read. */
   record Event(String what, String node, long at) {}
 
   private volatile long t0 = System.nanoTime();

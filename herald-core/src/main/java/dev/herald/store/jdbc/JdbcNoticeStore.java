@@ -550,9 +550,12 @@ public final class JdbcNoticeStore implements NoticeStore {
     List<Integer> updates = new ArrayList<>();
     List<Integer> archives = new ArrayList<>();
     List<Integer> restores = new ArrayList<>();
+    List<Integer> finishedAgain = new ArrayList<>(); // a late confirmation: DEAD -> SUCCEEDED, in history
     for (int i = 0; i < changes.size(); i++) {
       Change ch = changes.get(i);
-      if (ch.expected().status().isFinished()) {
+      if (ch.expected().status().isFinished() && ch.next().status().isFinished()) {
+        finishedAgain.add(i);
+      } else if (ch.expected().status().isFinished()) {
         restores.add(i);
       } else if (ch.next().status().isFinished()) {
         archives.add(i);
@@ -601,6 +604,22 @@ public final class JdbcNoticeStore implements NoticeStore {
     }
     if (!restores.isEmpty()) {
       moveRows(c, changes, restores, applied, DELETE_HISTORY, INSERT_LIVE, false);
+    }
+    if (!finishedAgain.isEmpty()) {
+      finishedAgain.sort(byId);
+      try (PreparedStatement ps = c.prepareStatement("UPDATE herald_notice_history SET status = ?, last_error = ?,"
+          + " updated_at = ?, finished_at = ?, version = ? WHERE id = ? AND version = ?")) {
+        markApplied(executeCounted(ps, finishedAgain, (st, i) -> {
+          NoticeRow next = changes.get(i).next();
+          st.setString(1, next.status().name());
+          st.setString(2, dialect.text(Attempt.bound(next.notice().lastError())));
+          st.setLong(3, next.notice().updatedAt().toEpochMilli());
+          st.setLong(4, next.notice().finishedAt().toEpochMilli());
+          st.setLong(5, next.version());
+          dialect.setId(st, 6, next.id());
+          st.setLong(7, changes.get(i).expected().version());
+        }), finishedAgain, applied);
+      }
     }
     insertAttempts(c, changes, applied);
     List<Boolean> out = new ArrayList<>(applied.length);
