@@ -794,6 +794,9 @@ public final class DeliveryEngine {
     for (UUID id : store.takeEarlyConfirmations(awaiting)) {
       try {
         operations.confirm(id);
+      } catch (dev.herald.IllegalTransitionException e) {
+        log.debug("Herald node {}: early confirmation of notice {} no longer applies: {}", settings.nodeId(), id,
+            e.getMessage()); // resent, cancelled or failed meanwhile
       } catch (RuntimeException e) {
         listeners.onEngineError("apply the early confirmation of notice " + id, e);
       }

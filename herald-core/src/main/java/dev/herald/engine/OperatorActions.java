@@ -252,23 +252,16 @@ final class OperatorActions implements NoticeOperations {
     Change decide(NoticeRow current);
   }
 
-  private Notice change(UUID id, NoticeStatus target, Decision decision) {
-    return change(id, target, decision, false);
-  }
-
   /**
    * Reads, secures, decides and applies optimistically; reads again if the notice moved meanwhile or
    * must be waited for. A notice taken out of memory whose change did not apply is released, never
    * left leased by a live node.
    */
-  private Notice change(UUID id, NoticeStatus target, Decision decision, boolean confirming) {
+  private Notice change(UUID id, NoticeStatus target, Decision decision) {
     long deadline = System.nanoTime() + held.patience().toNanos();
     boolean askedToLetGo = false;
     while (true) {
       NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-      if (confirming && row.status() == NoticeStatus.SUCCEEDED) {
-        return row.notice();
-      }
       if (target != null && !row.status().canMoveTo(target)) {
         throw new IllegalTransitionException(id, row.status(), target, null);
       }

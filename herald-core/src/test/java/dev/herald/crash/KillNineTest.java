@@ -444,14 +444,28 @@ class KillNineTest {
   private void awaitExit(Node survivor, Node... others) throws Exception {
     if (!survivor.process.waitFor(SURVIVOR_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
       Deliveries d = readDeliveries();
-      fail("node %s did not finish delivering within %s: %d distinct of %d delivered%s", survivor.name,
-          SURVIVOR_TIMEOUT, d.distinct().size(), d.lines().size(), tails(concat(survivor, others)));
+      fail("node %s did not finish delivering within %s: %d distinct of %d delivered%s%s", survivor.name,
+          SURVIVOR_TIMEOUT, d.distinct().size(), d.lines().size(), tails(concat(survivor, others)),
+          threadDump(survivor));
     }
     survivor.reader.join(10_000);
     assertThat(survivor.process.exitValue())
         .as("exit status of node %s%s", survivor.name, tails(concat(survivor, others)))
         .isZero();
     assertThat(survivor.printed("DONE")).as("node %s printed DONE%s", survivor.name, survivor.tail()).isTrue();
+  }
+
+  /** The threads of a node that hangs (jcmd Thread.print), for the failure message. */
+  private static String threadDump(Node node) {
+    try {
+      Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+          Long.toString(node.process.pid()), "Thread.print").redirectErrorStream(true).start();
+      String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      jcmd.waitFor(30, TimeUnit.SECONDS);
+      return "\n--- threads of node " + node.name + " ---\n" + out;
+    } catch (IOException | InterruptedException e) {
+      return "\n--- no thread dump of node " + node.name + ": " + e + " ---";
+    }
   }
 
   private static Node[] concat(Node first, Node... more) {

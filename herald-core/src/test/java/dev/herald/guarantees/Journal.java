@@ -2,7 +2,6 @@ package dev.herald.guarantees;
 
 import dev.herald.IllegalTransitionException;
 import dev.herald.NoticeStatus;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -92,9 +91,5 @@ final class Journal {
 
   void event(String what, String node, long at) {
     events.add(new Event(what, node, at));
-  }
-
-  List<Call> callsOf(int n) {
-    return calls.stream().filter(c -> c.n() == n).toList();
   }
 }

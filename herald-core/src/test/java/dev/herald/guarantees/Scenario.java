@@ -100,10 +100,6 @@ final class Scenario {
         Integer.getInteger("herald.guarantees.seconds", 12));
   }
 
-  long lastActionMs() {
-    return actions.getLast().atMs();
-  }
-
   private List<Action> plan(Random r) {
     long span = seconds * 1_000L;
     long enqueueWindow = span * 6 / 10;
