@@ -446,13 +446,66 @@ class KillNineTest {
       Deliveries d = readDeliveries();
       fail("node %s did not finish delivering within %s: %d distinct of %d delivered%s%s", survivor.name,
           SURVIVOR_TIMEOUT, d.distinct().size(), d.lines().size(), tails(concat(survivor, others)),
-          threadDump(survivor));
+          threadDump(survivor) + databaseState(survivor));
     }
     survivor.reader.join(10_000);
     assertThat(survivor.process.exitValue())
         .as("exit status of node %s%s", survivor.name, tails(concat(survivor, others)))
         .isZero();
     assertThat(survivor.printed("DONE")).as("node %s printed DONE%s", survivor.name, survivor.tail()).isTrue();
+  }
+
+  /**
+   * For the failure message of a node that hangs: kills it (the H2 file allows one process), then
+   * lists the node rows and the live notices by owner and status, with their earliest due time and
+   * lease end relative to now.
+   */
+  private String databaseState(Node hanging) {
+    hanging.process.destroyForcibly();
+    try {
+      hanging.process.waitFor(10, TimeUnit.SECONDS);
+      StringBuilder sb = new StringBuilder("\n--- database after killing node " + hanging.name + " ---\n");
+      long now = System.currentTimeMillis();
+      try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+          "jdbc:h2:file:" + dir.resolve("herald").toAbsolutePath(), "sa", "")) {
+        try (java.sql.ResultSet rs = c.createStatement().executeQuery(
+            "SELECT owner, node_id, started_at, heartbeat_at FROM herald_node")) {
+          while (rs.next()) {
+            sb.append("node ").append(rs.getString(1)).append(" (").append(rs.getString(2)).append("): started ")
+                .append(rs.getLong(3) - now).append(" ms, heartbeat ").append(rs.getLong(4) - now).append(" ms\n");
+          }
+        }
+        try (java.sql.ResultSet rs = c.createStatement().executeQuery(
+            "SELECT owner, status, COUNT(*), MIN(due_at), MAX(due_at), MIN(lease_until), MAX(lease_until)"
+                + " FROM herald_notice GROUP BY owner, status")) {
+          while (rs.next()) {
+            sb.append("notices owner ").append(rs.getString(1)).append(' ').append(rs.getString(2)).append(": ")
+                .append(rs.getLong(3)).append(", due ").append(rs.getLong(4) - now).append("..")
+                .append(rs.getLong(5) - now).append(" ms, lease_until ").append(rs.getLong(6) - now).append("..")
+                .append(rs.getLong(7) - now).append(" ms\n");
+          }
+        }
+        try (java.sql.ResultSet rs = c.createStatement().executeQuery(
+            "SELECT (SELECT COUNT(*) FROM herald_notice), (SELECT COUNT(*) FROM herald_notice_history)")) {
+          rs.next();
+          sb.append("live ").append(rs.getLong(1)).append(" + finished ").append(rs.getLong(2)).append(" of ")
+              .append(N).append(" notices\n");
+        }
+        // What a claim reads: the due notices in due order, through the index herald_notice_due.
+        c.createStatement().execute("SET LOCK_TIMEOUT 1000");
+        try (java.sql.ResultSet rs = c.createStatement().executeQuery(
+            "SELECT COUNT(*) FROM (SELECT id FROM herald_notice WHERE due_at <= " + now + " ORDER BY due_at LIMIT 500)")) {
+          rs.next();
+          sb.append("range read on herald_notice_due: ").append(rs.getLong(1)).append(" row(s)\n");
+        } catch (java.sql.SQLException e) {
+          sb.append("range read on herald_notice_due fails: ").append(e.getMessage().lines().findFirst().orElse(""))
+              .append("\n");
+        }
+      }
+      return sb.toString();
+    } catch (Exception e) {
+      return "\n--- database state unreadable: " + e + " ---";
+    }
   }
 
   /** The threads of a node that hangs (jcmd Thread.print), for the failure message. */
@@ -488,8 +541,8 @@ class KillNineTest {
         fail("node %s died while waiting until %s%s", watched.name, what, tails(concat(watched, alsoShow)));
       }
       if (System.nanoTime() > deadline) {
-        fail("timed out after %s waiting until %s (deliveries log: %d lines)%s", timeout, what, countLines(),
-            tails(concat(watched, alsoShow)));
+        fail("timed out after %s waiting until %s (deliveries log: %d lines)%s%s", timeout, what, countLines(),
+            tails(concat(watched, alsoShow)), threadDump(watched) + databaseState(watched));
       }
       Thread.sleep(5);
     }
