@@ -60,7 +60,10 @@ final class Liveness {
    */
   boolean beat() {
     long now = clock.millis();
-    if (store.heartbeat(token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis))) {
+    boolean refreshed = store.heartbeat(token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis));
+    // Until the write lands, other nodes still see the previous beat. One that landed after this
+    // node's fence (a stalled database, a pause mid-write) may have come after a takeover.
+    if (refreshed && clock.millis() < fencedAt) {
       fencedAt = now + fenceAfter();
       return true;
     }

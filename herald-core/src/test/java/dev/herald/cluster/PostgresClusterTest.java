@@ -397,13 +397,11 @@ class PostgresClusterTest extends ClusterHarness {
    * succeeds (its condition is checked against the clock it read at h + 0.9 s) and B reopens its
    * fence until h + 0.9 + 0.75 T = h + 2.4 s, delivering the notices A is delivering.
    *
-   * <p>Fails on the engine as it is (both nodes deliver most of the 20 notices within a few ms of
-   * each other): {@code Liveness.beat()} extends the fence from the clock reading taken before the
-   * write, without checking when the write landed. Run with {@code -Dherald.reproduce.lateHeartbeat=true};
-   * make it a regular test once the engine is fixed.
+   * <p>Failed before {@code Liveness.beat()} checked when its write landed (both nodes delivered
+   * most of the 20 notices within a few ms of each other): it extended the fence from the clock
+   * reading taken before the write.
    */
   @Test
-  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "herald.reproduce.lateHeartbeat", matches = "true")
   void aHeartbeatThatLandsLateDoesNotLetTheNodeDeliverWhatWasTakenOver() throws Exception {
     long timeout = 2_000;
     Map<String, List<String>> deliveredBy = new ConcurrentHashMap<>();
