@@ -1,11 +1,14 @@
 package dev.herald.store.jdbc;
 
-/** How a dialect leases due rows. Every strategy ends in an update that checks the row's version and lease. */
+/**
+ * How a dialect claims due rows: unowned, or held by a dead node (no heartbeat within the node
+ * timeout) once their short {@code lease_until} has passed. Every strategy ends in an update that
+ * checks the row's version.
+ */
 public enum ClaimStrategy {
   /**
-   * Select due, unleased rows, then lease each with {@code UPDATE ... WHERE id = ? AND version = ?
-   * AND lease_until < now}; rows another node leased (or its owner renewed) in between update
-   * nothing and are skipped. Portable; under contention nodes may race for the same rows, but never
+   * Select due, free rows, then take each with {@code UPDATE ... WHERE id = ? AND version = ? AND
+   * lease_until < now}; rows another node took in between update nothing and are skipped. Portable; under contention nodes may race for the same rows, but never
    * both win one. H2.
    */
   SELECT_THEN_UPDATE,
