@@ -369,7 +369,13 @@ class PostgresClusterTest extends ClusterHarness {
       proxy.heal();
       long healedAt = System.currentTimeMillis();
       herald.enqueue(late); // the caller retries with the same key: written once, whatever the first try did
-      await().atMost(Duration.ofSeconds(90)).until(() -> deliveredAt.size() == total + 1);
+      try {
+        await().atMost(Duration.ofSeconds(90)).until(() -> deliveredAt.size() == total + 1);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError("delivery did not resume after the heal: " + deliveredAt.size() + " of " + (total + 1)
+            + " delivered, " + (deliveredAt.size() - beforeHeal) + " since the heal; node running: "
+            + herald.isRunning() + heraldThreads(), e);
+      }
       long allMs = System.currentTimeMillis() - healedAt;
       long firstAfterHeal = deliveredAt.values().stream().mapToLong(t -> t).filter(t -> t >= healedAt).min()
           .orElse(Long.MAX_VALUE) - healedAt;
@@ -475,6 +481,20 @@ class PostgresClusterTest extends ClusterHarness {
           return DeliveryResult.delivered();
         })
         .build();
+  }
+
+  /** The stacks of this JVM's Herald and pool threads, for a failure message. */
+  private static String heraldThreads() {
+    StringBuilder sb = new StringBuilder();
+    Thread.getAllStackTraces().forEach((t, stack) -> {
+      if (t.getName().startsWith("herald") || t.getName().contains("Hikari")) {
+        sb.append("\n\"").append(t.getName()).append("\" ").append(t.getState());
+        for (StackTraceElement f : stack) {
+          sb.append("\n    at ").append(f);
+        }
+      }
+    });
+    return sb.toString();
   }
 
   /** {@code jdbc(url, user, password)} opens a Hikari pool that the Herald owns and closes; an unreachable server fails the build clearly. */

@@ -98,6 +98,10 @@ class EndpointEvictionTest {
     }
     assertThat(http.endpoints().size()).isGreaterThanOrEqualTo(30);
 
+    // A request's slot is given back just after its result completes: let the last ones land first.
+    String hungEndpoint = "http://127.0.0.1:" + hung.port();
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> http.endpoints().stream()
+        .allMatch(e -> e.inFlight() == 0 || e.endpoint().equals(hungEndpoint)));
     clock.advance(IDLE);
     deliverAndWait(receiver().url("/")); // a new endpoint: the idle ones are evicted
     assertThat(http.endpoints()).extracting(EndpointStatus::endpoint)
