@@ -429,6 +429,7 @@ public final class DeliveryEngine {
       moved = store.adopt(owner + PROVISIONAL, owner, ids);
     } catch (RuntimeException ex) {
       listeners.onEngineError("adopt committed notices", ex);
+      abandonIncarnation("adopt");
       return Map.of();
     }
     Map<UUID, NoticeRow> out = new java.util.HashMap<>();
@@ -508,6 +509,9 @@ public final class DeliveryEngine {
           now.plus(settings.nodeTimeout()), limit, settings.definitions(), settings.shards()));
     } catch (Throwable e) {
       room.release(limit);
+      if (isRunning()) {
+        abandonIncarnation("claim");
+      }
       throw e;
     }
     room.release(limit - rows.size());
@@ -828,6 +832,19 @@ public final class DeliveryEngine {
       listeners.onEngineError("heartbeat", e);
       log.warn("Herald node {}: heartbeat failed: {}", settings.nodeId(), e.toString());
     }
+  }
+
+  /**
+   * A claim or adoption failed, and may have committed anyway: rows under the current token could
+   * be held by no one. Continue under a new token; the old one's rows are taken over once its
+   * heartbeat is stale, by any node including this one.
+   */
+  private void abandonIncarnation(String step) {
+    String old = liveness.token();
+    liveness.abandon();
+    int dropped = holdings.dropUnstartedNotOwnedBy(liveness.token());
+    log.warn("Herald node {}: a {} failed and may have committed; continuing as {} instead of {} ({} held notice(s)"
+        + " dropped, taken over after the node timeout)", settings.nodeId(), step, liveness.token(), old, dropped);
   }
 
   /** Lets go of the unstarted notices that operators on other nodes asked for; running ones wait for their outcome. */

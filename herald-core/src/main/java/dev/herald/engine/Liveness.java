@@ -25,6 +25,7 @@ final class Liveness {
   private volatile String token;
   /** On this node's clock: no attempt starts at or after this instant. */
   private volatile long fencedAt;
+  private volatile boolean registered;
 
   Liveness(NoticeStore store, Clock clock, String nodeId, java.time.Duration nodeTimeout) {
     this.store = store;
@@ -52,6 +53,7 @@ final class Liveness {
     long now = clock.millis();
     store.registerNode(token, nodeId, Instant.ofEpochMilli(now));
     fencedAt = now + fenceAfter();
+    registered = true;
   }
 
   /**
@@ -59,6 +61,10 @@ final class Liveness {
    * under the old token; a new incarnation is registered here.
    */
   boolean beat() {
+    if (!registered) {
+      register(); // after abandon(): what was held under the old token is dropped by the caller already
+      return true;
+    }
     long now = clock.millis();
     boolean refreshed = store.heartbeat(token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis));
     // Until the write lands, other nodes still see the previous beat. One that landed after this
@@ -77,6 +83,18 @@ final class Liveness {
       // its row is stale either way; housekeeping forgets it later
     }
     return false;
+  }
+
+  /**
+   * Gives up the current incarnation without the database: a claim or adoption whose commit is in
+   * doubt (the connection failed mid-commit) may have left rows under this token that no one holds
+   * in memory. Under a new token those rows belong to a node that stops beating, so any node takes
+   * them over after the node timeout. The new token registers at the next beat.
+   */
+  void abandon() {
+    fencedAt = 0;
+    token = newToken(nodeId);
+    registered = false;
   }
 
   /** Whether an attempt may start now for a notice held under {@code owner}. */

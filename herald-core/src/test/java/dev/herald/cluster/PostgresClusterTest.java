@@ -374,7 +374,7 @@ class PostgresClusterTest extends ClusterHarness {
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         throw new AssertionError("delivery did not resume after the heal: " + deliveredAt.size() + " of " + (total + 1)
             + " delivered, " + (deliveredAt.size() - beforeHeal) + " since the heal; node running: "
-            + herald.isRunning() + heraldThreads(), e);
+            + herald.isRunning() + "\n" + liveRows() + heraldThreads(), e);
       }
       long allMs = System.currentTimeMillis() - healedAt;
       long firstAfterHeal = deliveredAt.values().stream().mapToLong(t -> t).filter(t -> t >= healedAt).min()
@@ -481,6 +481,30 @@ class PostgresClusterTest extends ClusterHarness {
           return DeliveryResult.delivered();
         })
         .build();
+  }
+
+  /** The node rows and the live notices by owner and status (times relative to now), for a failure message. */
+  private String liveRows() {
+    StringBuilder sb = new StringBuilder();
+    long now = System.currentTimeMillis();
+    try (Connection c = pool.getConnection()) {
+      try (var rs = c.createStatement().executeQuery("SELECT owner, heartbeat_at FROM herald_node")) {
+        while (rs.next()) {
+          sb.append("node ").append(rs.getString(1)).append(" beat ").append(rs.getLong(2) - now).append(" ms\n");
+        }
+      }
+      try (var rs = c.createStatement().executeQuery("SELECT owner, status, COUNT(*), MIN(lease_until), MAX(lease_until),"
+          + " MIN(updated_at) FROM herald_notice GROUP BY owner, status")) {
+        while (rs.next()) {
+          sb.append("live ").append(rs.getString(1)).append(' ').append(rs.getString(2)).append(": ")
+              .append(rs.getLong(3)).append(", lease_until ").append(rs.getLong(4) - now).append("..")
+              .append(rs.getLong(5) - now).append(" ms, updated ").append(rs.getLong(6) - now).append(" ms\n");
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      sb.append("live rows unreadable: ").append(e).append('\n');
+    }
+    return sb.toString();
   }
 
   /** The stacks of this JVM's Herald and pool threads, for a failure message. */
