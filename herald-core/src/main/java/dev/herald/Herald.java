@@ -360,11 +360,6 @@ public final class Herald implements AutoCloseable {
     }
 
     /**
-     * How long a node may go without a heartbeat before other nodes take over its notices (default
-     * 2 s; it beats every quarter of this). A node that cannot beat for three quarters of it starts
-     * no new attempt, so that it never delivers what another node has taken over.
-     */
-    /**
      * No longer used: a node now holds its notices while its heartbeat is fresh (see {@link
      * #nodeTimeout}). Kept for one release so that existing code compiles; it changes nothing.
      */
@@ -373,6 +368,11 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a node may go without a heartbeat before other nodes take over its notices (default
+     * 2 s; it beats every quarter of this). A node that cannot beat for three quarters of it starts
+     * no new attempt, so that it never delivers what another node has taken over.
+     */
     public Builder nodeTimeout(Duration d) {
       this.nodeTimeout = d;
       return this;

@@ -6,7 +6,7 @@ import java.time.Duration;
 /**
  * How one engine behaves. Frozen; {@link dev.herald.Herald.Builder} fills in the defaults.
  *
- * @param nodeId this node's name in leases; a node restarted with the same id takes its old leases back at once
+ * @param nodeId this node's name; a node restarted with the same id takes back at once what it held before
  * @param pollInterval how often to look for due notices that this node was not told about
  * @param lookAhead claim notices due this far ahead and fire them from memory on time
  * @param nodeTimeout a node whose heartbeat is older than this is dead: other nodes take over its
