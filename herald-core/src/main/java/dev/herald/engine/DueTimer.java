@@ -110,21 +110,5 @@ final class DueTimer {
     }
   }
 
-  List<HeldNotice> snapshot() {
-    lock.lock();
-    try {
-      return new ArrayList<>(byId.values());
-    } finally {
-      lock.unlock();
-    }
-  }
 
-  int size() {
-    lock.lock();
-    try {
-      return queue.size();
-    } finally {
-      lock.unlock();
-    }
-  }
 }

@@ -170,14 +170,6 @@ final class Holdings {
     return out;
   }
 
-  /** How many notices are held in each stage (for health and metrics). */
-  Map<Stage, Integer> countByStage() {
-    Map<Stage, Integer> counts = new java.util.EnumMap<>(Stage.class);
-    for (HeldNotice h : held.values()) {
-      counts.merge(h.stage(), 1, Integer::sum);
-    }
-    return counts;
-  }
 
   /** Notices being delivered or recorded. */
   int running() {

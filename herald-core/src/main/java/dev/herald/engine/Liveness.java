@@ -44,9 +44,6 @@ final class Liveness {
     return token;
   }
 
-  String nodeId() {
-    return nodeId;
-  }
 
   /** Registers the current incarnation; it counts as alive from now. */
   void register() {
