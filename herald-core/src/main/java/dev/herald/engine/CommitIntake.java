@@ -50,12 +50,19 @@ final class CommitIntake extends EnginePart {
             ? Intake.preclaimed(row, liveness.token() + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
             : row;
         out.add(new Enqueued(toInsert, true, reserve));
-        InsertResult result = store.insert(connection, toInsert);
+      }
+      List<NoticeRow> toInsert = new ArrayList<>(out.size());
+      for (Enqueued e : out) {
+        toInsert.add(e.row());
+      }
+      List<InsertResult> results = store.insertAll(connection, toInsert); // multi-row: one round trip per 100
+      for (int i = 0; i < results.size(); i++) {
+        InsertResult result = results.get(i);
         if (!result.created()) {
-          out.set(out.size() - 1, new Enqueued(result.row(), false, false));
-          if (reserve) {
+          if (out.get(i).reserved()) {
             room.release();
           }
+          out.set(i, new Enqueued(result.row(), false, false));
         }
       }
       return out;

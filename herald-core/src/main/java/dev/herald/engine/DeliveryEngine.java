@@ -194,8 +194,9 @@ public final class DeliveryEngine {
     int recovered = 0;
     for (String earlier : store.incarnations(settings.nodeId())) {
       if (!earlier.equals(liveness.token())) {
-        recovered += store.releaseAll(earlier, clock.instant());
-        recovered += store.releaseAll(earlier + PROVISIONAL, clock.instant());
+        Instant now = clock.instant();
+        recovered += store.releaseHeld(earlier, now, heldDueBy(now));
+        recovered += store.releaseHeld(earlier + PROVISIONAL, now, heldDueBy(now));
         store.forgetNode(earlier);
       }
     }
@@ -258,7 +259,8 @@ public final class DeliveryEngine {
     stopGently(heartbeatThread);
     if (running == 0) {
       try {
-        store.releaseAll(liveness.token(), clock.instant()); // whatever a kept retry left behind
+        Instant end = clock.instant();
+        store.releaseHeld(liveness.token(), end, heldDueBy(end)); // whatever a kept retry left behind
         store.forgetNode(liveness.token()); // so that nothing waits for this node's timeout
       } catch (RuntimeException e) {
         log.warn("Herald node {}: could not sign off ({}); other nodes take over after the node timeout",
@@ -273,6 +275,16 @@ public final class DeliveryEngine {
     log.info("Herald node {} stopped; released {} unstarted notice(s)", settings.nodeId(), unstarted.size());
   }
 
+
+  /**
+   * The latest due time of a notice this node (or an earlier incarnation of it) can hold: it holds
+   * only notices due within the look-ahead of when it took them, and took none after now; a node
+   * timeout more allows for the clock of an earlier process on another host. Releases read only up
+   * to it, so a start or stop beside millions of future notices reads none of them.
+   */
+  private Instant heldDueBy(Instant now) {
+    return now.plus(settings.lookAhead()).plus(settings.nodeTimeout());
+  }
 
   /** Lets a running housekeeping step or renewal finish (it checks the state), then stops the executor. */
   private static void stopGently(ScheduledExecutorService executor) {

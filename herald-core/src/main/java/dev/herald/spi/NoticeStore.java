@@ -40,6 +40,19 @@ public interface NoticeStore {
   InsertResult insert(Connection connection, NoticeRow row);
 
   /**
+   * {@link #insert} of each row, in order, with the caller's connection and without committing; one
+   * result per row. A store may write the rows in fewer statements (the JDBC store writes those
+   * without an idempotency key as multi-row inserts). The default inserts them one by one.
+   */
+  default java.util.List<InsertResult> insertAll(Connection connection, java.util.List<NoticeRow> rows) {
+    java.util.List<InsertResult> out = new java.util.ArrayList<>(rows.size());
+    for (NoticeRow row : rows) {
+      out.add(insert(connection, row));
+    }
+    return out;
+  }
+
+  /**
    * Leases up to {@code claim.limit()} due notices that are unowned or held by a dead node (no
    * heartbeat since {@link Claim#aliveSince()}), oldest due first.
    */
@@ -61,6 +74,17 @@ public interface NoticeStore {
    * Returns how many notices were freed.
    */
   int releaseAll(String owner, Instant now);
+
+  /**
+   * {@link #releaseAll} of the notices due by {@code dueBy}. A node holds only notices due within
+   * its look-ahead of when it took them, so {@code dueBy} = now + look-ahead frees all it held, and a
+   * store need read only the due end of its claim index, however many future notices wait beyond
+   * (a restart beside millions of them stays fast). A held notice due later, if any, is left as it
+   * is and claimed when due, its owner being forgotten. The default frees them all.
+   */
+  default int releaseHeld(String owner, Instant now, Instant dueBy) {
+    return releaseAll(owner, now);
+  }
 
   // ---------------------------------------------------------------- node liveness
 

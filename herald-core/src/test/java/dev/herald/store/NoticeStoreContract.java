@@ -243,6 +243,44 @@ public abstract class NoticeStoreContract {
     assertThat(insertResult(retry)).as("the key was rolled back too").isEqualTo(new InsertResult(retry, true));
   }
 
+  @Test
+  void insertAllWritesEveryRowAndAnswersTakenKeysWithTheirHolderInOrder() throws SQLException {
+    NoticeRow holder = insert(row().key("k-taken"));
+    List<NoticeRow> rows = new ArrayList<>();
+    for (int i = 0; i < 250; i++) { // two full multi-row inserts and a rest
+      rows.add(row().due(T.plusSeconds(i)).build());
+    }
+    NoticeRow keyed = row().key("k-new").build();
+    NoticeRow taken = row().key("k-taken").build();
+    NoticeRow again = row().key("k-new").build();
+    rows.add(100, keyed);
+    rows.add(7, taken);
+    rows.add(again);
+    List<InsertResult> results;
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      results = store.insertAll(c, rows);
+      c.commit();
+    }
+
+    assertThat(results).hasSize(rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      NoticeRow r = rows.get(i);
+      if (r == taken) {
+        assertThat(results.get(i)).isEqualTo(new InsertResult(holder, false));
+      } else if (r == again) {
+        assertThat(results.get(i)).as("a key repeated in the list").isEqualTo(new InsertResult(keyed, false));
+      } else {
+        assertThat(results.get(i)).isEqualTo(new InsertResult(r, true));
+      }
+    }
+    assertThat(count("SELECT COUNT(*) FROM herald_notice")).isEqualTo(1 + 250 + 1);
+    assertThat(store.find(rows.get(0).id())).contains(rows.get(0));
+    assertThat(store.find(rows.get(180).id())).contains(rows.get(180));
+    assertThat(store.find(keyed.id())).contains(keyed);
+    assertThat(store.find(again.id())).isEmpty();
+  }
+
   // ================================================================ claim
 
   @Test
@@ -639,6 +677,25 @@ public abstract class NoticeStoreContract {
     assertThat(store.releaseAll("n1", now)).isZero();
     assertThat(ids(store.claim(new Claim("n3", now, now, now.plusSeconds(30), 10))))
         .containsExactly(neverTried.id(), resentUntried.id(), tried.id());
+  }
+
+  @Test
+  void releaseHeldFreesTheOwnersInFlightRowsDueByItsBound() {
+    Instant lease = T.plusSeconds(30);
+    NoticeRow due = insert(row().leasedBy("n1", lease).due(T.minusSeconds(4)));
+    NoticeRow atBound = insert(row().leasedBy("n1", lease).attempts(3, 1).lastAttempt(T.minusSeconds(9), "boom")
+        .due(T.plusSeconds(5)));
+    NoticeRow beyond = insert(row().leasedBy("n1", lease).due(T.plusSeconds(5).plusMillis(1)));
+    NoticeRow others = insert(row().leasedBy("n2", lease).due(T.minusSeconds(1)));
+    Instant now = T.plusSeconds(1);
+
+    assertThat(store.releaseHeld("n1", now, T.plusSeconds(5))).isEqualTo(2);
+
+    assertThat(store.find(due.id())).contains(released(due, PENDING, now));
+    assertThat(store.find(atBound.id())).contains(released(atBound, FAILED, now));
+    assertThat(store.find(beyond.id())).as("beyond the bound: left to the claim when due").contains(beyond);
+    assertThat(store.find(others.id())).contains(others);
+    assertThat(store.releaseHeld("n1", now, T.plusSeconds(5))).isZero();
   }
 
   // ================================================================ attempts

@@ -182,19 +182,30 @@ final class Claims extends StorePart {
   }
 
   int releaseAll(String owner, Instant now) {
+    return release(owner, now, null);
+  }
+
+  /** {@link #releaseAll} of the rows due by {@code dueBy}: a range of the claim's index, not a scan of the table. */
+  int releaseHeld(String owner, Instant now, Instant dueBy) {
+    return release(owner, now, dueBy);
+  }
+
+  private int release(String owner, Instant now, Instant dueBy) {
     return inTransaction("release leases of " + owner, c -> {
       beginReadCommitted(c);
       try (PreparedStatement ps = c.prepareStatement(
           "UPDATE herald_notice SET status = CASE WHEN attempts = retry_base THEN 'PENDING'"
               + " WHEN last_error IS NULL THEN 'AWAITING_CONFIRM' ELSE 'FAILED' END,"
               + " owner = NULL, lease_until = 0, version = version + 1, updated_at = ?"
-              + " WHERE owner = ? AND status = 'IN_FLIGHT'")) {
+              + " WHERE owner = ? AND status = 'IN_FLIGHT'" + (dueBy == null ? "" : " AND due_at <= ?"))) {
         ps.setLong(1, now.toEpochMilli());
         ps.setString(2, owner);
+        if (dueBy != null) {
+          ps.setLong(3, dueBy.toEpochMilli());
+        }
         return ps.executeUpdate();
       }
     });
   }
-
 
 }

@@ -99,6 +99,11 @@ public final class JdbcNoticeStore implements NoticeStore {
     return intake.insert(c, row);
   }
 
+  @Override
+  public List<InsertResult> insertAll(Connection c, List<NoticeRow> rows) {
+    return intake.insertAll(c, rows);
+  }
+
   // ---------------------------------------------------------------- claims and leases
 
   @Override
@@ -119,6 +124,11 @@ public final class JdbcNoticeStore implements NoticeStore {
   @Override
   public int releaseAll(String owner, Instant now) {
     return claims.releaseAll(owner, now);
+  }
+
+  @Override
+  public int releaseHeld(String owner, Instant now, Instant dueBy) {
+    return claims.releaseHeld(owner, now, dueBy);
   }
 
   // ---------------------------------------------------------------- node liveness and requests

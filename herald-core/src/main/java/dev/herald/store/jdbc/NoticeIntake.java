@@ -1,6 +1,9 @@
 package dev.herald.store.jdbc;
 
 import static dev.herald.store.jdbc.NoticeRows.INSERT_LIVE;
+import static dev.herald.store.jdbc.NoticeRows.LIVE_COLUMNS;
+import static dev.herald.store.jdbc.NoticeRows.LIVE_COLUMN_COUNT;
+import static dev.herald.store.jdbc.NoticeRows.LIVE_VALUES;
 
 import dev.herald.Notice;
 import dev.herald.StoreException;
@@ -10,6 +13,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -24,6 +29,73 @@ final class NoticeIntake extends StorePart {
   NoticeIntake(Dialect dialect, Transactions tx, NoticeRows rows, NoticeSearch search) {
     super(dialect, tx, rows);
     this.search = search;
+  }
+
+  /** Rows per multi-row insert: 100 × 19 parameters, far within every database's limit. */
+  private static final int ROWS_PER_INSERT = 100;
+
+  /**
+   * Each row as {@link #insert} would write it, in fewer statements: a row with an idempotency key
+   * goes alone (in order, so a key repeated in the list answers with the first row), the rest as
+   * multi-row inserts of {@value #ROWS_PER_INSERT}, sent as one JDBC batch.
+   */
+  List<InsertResult> insertAll(Connection c, List<NoticeRow> rows) {
+    InsertResult[] out = new InsertResult[rows.size()];
+    List<NoticeRow> plain = new ArrayList<>(rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      NoticeRow row = rows.get(i);
+      if (row.notice().idempotencyKey() != null) {
+        out[i] = insert(c, row);
+      } else {
+        plain.add(row);
+        out[i] = new InsertResult(row, true);
+      }
+    }
+    try {
+      insertPlain(c, plain);
+    } catch (SQLException e) {
+      String definitions = String.join(", ", plain.stream().map(r -> r.notice().definition()).distinct().toList());
+      throw new StoreException("cannot enqueue " + plain.size() + " notice(s) of definition(s) " + definitions + ": "
+          + e.getMessage(), e);
+    }
+    return Arrays.asList(out);
+  }
+
+  private void insertPlain(Connection c, List<NoticeRow> rows) throws SQLException {
+    int full = rows.size() / ROWS_PER_INSERT;
+    int rest = rows.size() % ROWS_PER_INSERT;
+    if (full > 0) {
+      try (PreparedStatement ps = c.prepareStatement(multiRowInsert(ROWS_PER_INSERT))) {
+        for (int k = 0; k < full; k++) {
+          bindRows(ps, rows.subList(k * ROWS_PER_INSERT, (k + 1) * ROWS_PER_INSERT));
+          if (full > 1) {
+            ps.addBatch();
+          }
+        }
+        if (full > 1) {
+          ps.executeBatch();
+        } else {
+          ps.executeUpdate();
+        }
+      }
+    }
+    if (rest > 0) {
+      try (PreparedStatement ps = c.prepareStatement(multiRowInsert(rest))) {
+        bindRows(ps, rows.subList(full * ROWS_PER_INSERT, rows.size()));
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  private void bindRows(PreparedStatement ps, List<NoticeRow> rows) throws SQLException {
+    for (int r = 0; r < rows.size(); r++) {
+      bindLive(ps, rows.get(r), r * LIVE_COLUMN_COUNT);
+    }
+  }
+
+  private static String multiRowInsert(int rows) {
+    return rows == 1 ? INSERT_LIVE : "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES "
+        + String.join(", ", java.util.Collections.nCopies(rows, LIVE_VALUES));
   }
 
   InsertResult insert(Connection c, NoticeRow row) {

@@ -20,6 +20,9 @@ final class NoticeRows {
   static final String HISTORY_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at,"
           + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard, target";
+  /** The live columns' placeholders, one row's worth. */
+  static final String LIVE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static final int LIVE_COLUMN_COUNT = 19;
   static final String INSERT_LIVE =
       "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   static final String INSERT_HISTORY =
@@ -34,26 +37,31 @@ final class NoticeRows {
   }
 
   void bindLive(PreparedStatement ps, NoticeRow row) throws SQLException {
+    bindLive(ps, row, 0);
+  }
+
+  /** Binds the live row's 19 columns at parameters {@code at + 1} to {@code at + 19} (one row of a multi-row insert). */
+  void bindLive(PreparedStatement ps, NoticeRow row, int at) throws SQLException {
     Notice n = row.notice();
-    dialect.setId(ps, 1, n.id());
-    ps.setString(2, n.definition());
-    ps.setString(3, n.payload());
-    ps.setString(4, dialect.text(n.description()));
-    ps.setString(5, n.idempotencyKey());
-    ps.setString(6, n.status().name());
-    ps.setInt(7, n.attempts());
-    ps.setInt(8, row.retryBase());
-    ps.setLong(9, n.fireAt().toEpochMilli());
-    ps.setLong(10, n.nextAttemptAt().toEpochMilli());
-    setLong(ps, 11, millis(n.lastAttemptAt()));
-    ps.setString(12, dialect.text(Attempt.bound(n.lastError())));
-    ps.setLong(13, n.createdAt().toEpochMilli());
-    ps.setLong(14, n.updatedAt().toEpochMilli());
-    ps.setString(15, row.owner());
-    ps.setLong(16, row.leaseUntil().toEpochMilli());
-    ps.setLong(17, row.version());
-    ps.setInt(18, row.shard());
-    ps.setString(19, n.target());
+    dialect.setId(ps, at + 1, n.id());
+    ps.setString(at + 2, n.definition());
+    ps.setString(at + 3, n.payload());
+    ps.setString(at + 4, dialect.text(n.description()));
+    ps.setString(at + 5, n.idempotencyKey());
+    ps.setString(at + 6, n.status().name());
+    ps.setInt(at + 7, n.attempts());
+    ps.setInt(at + 8, row.retryBase());
+    ps.setLong(at + 9, n.fireAt().toEpochMilli());
+    ps.setLong(at + 10, n.nextAttemptAt().toEpochMilli());
+    setLong(ps, at + 11, millis(n.lastAttemptAt()));
+    ps.setString(at + 12, dialect.text(Attempt.bound(n.lastError())));
+    ps.setLong(at + 13, n.createdAt().toEpochMilli());
+    ps.setLong(at + 14, n.updatedAt().toEpochMilli());
+    ps.setString(at + 15, row.owner());
+    ps.setLong(at + 16, row.leaseUntil().toEpochMilli());
+    ps.setLong(at + 17, row.version());
+    ps.setInt(at + 18, row.shard());
+    ps.setString(at + 19, n.target());
   }
 
   void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {

@@ -40,6 +40,10 @@ abstract class StorePart {
     rows.bindLive(ps, row);
   }
 
+  protected final void bindLive(PreparedStatement ps, NoticeRow row, int at) throws SQLException {
+    rows.bindLive(ps, row, at);
+  }
+
   protected final void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
     rows.bindHistory(ps, row);
   }
