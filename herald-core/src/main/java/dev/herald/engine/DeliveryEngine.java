@@ -8,6 +8,7 @@ import dev.herald.NoticeDefinition;
 import dev.herald.NoticeOperations;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
+import dev.herald.Ordering;
 import dev.herald.spi.Change;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Claim;
@@ -128,6 +129,7 @@ public final class DeliveryEngine {
       @Override
       public void batchRecorded(List<OutcomeWriter.Pending> applied) {
         applyEarlyConfirmations(applied);
+        wakeForNextInLine(applied);
       }
     }, this.listeners);
     this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor());
@@ -339,8 +341,12 @@ public final class DeliveryEngine {
     List<Enqueued> out = new ArrayList<>(rows.size());
     try {
       Instant horizon = clock.instant().plus(settings.lookAhead());
-      for (NoticeRow row : rows) {
-        boolean reserve = track && isRunning() && !row.notice().nextAttemptAt().isAfter(horizon)
+      for (int i = 0; i < rows.size(); i++) {
+        NoticeRow row = rows.get(i);
+        String orderingKey = requests.get(i).orderingKey();
+        // An ordered notice waits for the claim, which knows whether earlier ones of its key are done.
+        boolean reserve = track && orderingKey == null && isRunning()
+            && !row.notice().nextAttemptAt().isAfter(horizon)
             && settings.handles(row.notice().definition(), row.shard()) && room.tryAcquire();
         NoticeRow toInsert = reserve
             ? Intake.preclaimed(row, liveness.token() + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
@@ -352,6 +358,9 @@ public final class DeliveryEngine {
           if (reserve) {
             room.release();
           }
+        } else if (orderingKey != null) {
+          boolean holdOnDead = definitions.require(row.notice().definition(), "definition").ordering() == Ordering.WAIT;
+          store.enterOrder(connection, row.notice().id(), orderingKey, holdOnDead);
         }
       }
       return out;
@@ -452,6 +461,17 @@ public final class DeliveryEngine {
   }
 
   // ================================================================ polling
+
+  /** An ordered notice's outcome may free the next one of its key: look for it now, not at the next poll. */
+  private void wakeForNextInLine(List<OutcomeWriter.Pending> applied) {
+    for (OutcomeWriter.Pending p : applied) {
+      NoticeDefinition def = p.held().definition;
+      if (def != null && def.ordering().ordered() && isRunning()) {
+        requestPoll();
+        return;
+      }
+    }
+  }
 
   private void requestPoll() {
     synchronized (pollSignal) {

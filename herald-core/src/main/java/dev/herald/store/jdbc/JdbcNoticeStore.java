@@ -7,6 +7,7 @@ import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeQuery;
 import dev.herald.NoticeStatus;
+import dev.herald.Ordering;
 import dev.herald.Page;
 import dev.herald.StoreException;
 import dev.herald.schedule.RetrySchedule;
@@ -68,6 +69,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   private final Dialect dialect;
   private final Clock clock;
   private final NodeStatements nodes;
+  private final OrderingStatements ordering;
   /**
    * Whether the driver reports one update count per row of a batch. The optimistic checks rely on
    * them; a driver that answers {@link Statement#SUCCESS_NO_INFO} (MariaDB Connector/J with {@code
@@ -81,6 +83,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     this.dialect = dialect;
     this.clock = clock;
     this.nodes = new NodeStatements(dialect);
+    this.ordering = new OrderingStatements(dialect);
   }
 
   /** A store for the given data source, with the dialect detected from the database. */
@@ -117,23 +120,25 @@ public final class JdbcNoticeStore implements NoticeStore {
       try (PreparedStatement ps = c.prepareStatement(
           "UPDATE herald_definition SET channel = ?, target = ?, retry_schedule = ?, max_attempts = ?,"
               + " max_interval_ms = ?, alert_policy = ?, confirm_required = ?, confirm_timeout_ms = ?,"
-              + " description = ?, updated_at = ?, options = ? WHERE name = ?")) {
+              + " description = ?, updated_at = ?, options = ?, ordering = ? WHERE name = ?")) {
         bindDefinition(ps, d);
         ps.setLong(10, now.toEpochMilli());
         ps.setString(11, DefinitionOptions.write(d.options()));
-        ps.setString(12, d.name());
+        ps.setString(12, d.ordering().text());
+        ps.setString(13, d.name());
         updated = ps.executeUpdate();
       }
       if (updated == 0) {
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO herald_definition (channel, target, retry_schedule, max_attempts, max_interval_ms,"
                 + " alert_policy, confirm_required, confirm_timeout_ms, description, updated_at, name, created_at,"
-                + " options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + " options, ordering) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
           bindDefinition(ps, d);
           ps.setLong(10, now.toEpochMilli());
           ps.setString(11, d.name());
           ps.setLong(12, now.toEpochMilli());
           ps.setString(13, DefinitionOptions.write(d.options()));
+          ps.setString(14, d.ordering().text());
           ps.executeUpdate();
         }
       }
@@ -203,7 +208,8 @@ public final class JdbcNoticeStore implements NoticeStore {
         rs.getBoolean("confirm_required"),
         Duration.ofMillis(rs.getLong("confirm_timeout_ms")),
         rs.getString("description"),
-        DefinitionOptions.read(rs.getString("options")));
+        DefinitionOptions.read(rs.getString("options")),
+        Ordering.parse(rs.getString("ordering")));
   }
 
   // ---------------------------------------------------------------- intake
@@ -222,6 +228,15 @@ public final class JdbcNoticeStore implements NoticeStore {
       return new InsertResult(row, true);
     } catch (SQLException e) {
       throw new StoreException("cannot enqueue notice of definition " + n.definition() + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void enterOrder(Connection c, UUID noticeId, String orderingKey, boolean holdOnDead) {
+    try {
+      ordering.enter(c, noticeId, orderingKey, holdOnDead);
+    } catch (SQLException e) {
+      throw new StoreException("cannot order notice " + noticeId + " by key " + orderingKey + ": " + e.getMessage(), e);
     }
   }
 
@@ -293,7 +308,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   /** The claim statement of {@link ClaimStrategy#UPDATE_SKIP_LOCKED_RETURNING} for this claim's filter. */
   String claimByUpdateReturningSql(Claim claim) {
     return "UPDATE herald_notice n SET status = ?, owner = ?, lease_until = ?, version = n.version + 1, updated_at = ?"
-        + " FROM (" + dialect.claimSelect("id, version", claimFilter(claim)) + ") c"
+        + " FROM (" + dialect.claimSelect("id, version", claimFilter(claim, true)) + ") c"
         + " WHERE n.id = c.id AND n.version = c.version AND n.lease_until < ?"
         + " RETURNING " + LIVE_COLUMNS_OF_N;
   }
@@ -323,9 +338,12 @@ public final class JdbcNoticeStore implements NoticeStore {
    * The claim's candidate filter: due, free, and (for nodes with affinity) of their definitions and
    * shards. Parameters: horizon, now, then {@link #bindAffinity}.
    */
-  static String claimFilter(Claim claim) {
+  static String claimFilter(Claim claim, boolean withOrdering) {
     StringBuilder where = new StringBuilder(
         "due_at <= ? AND lease_until < ? AND (owner IS NULL OR " + NodeStatements.OWNER_IS_DEAD + ")");
+    if (withOrdering) {
+      where.append(" AND ").append(OrderingStatements.CLAIMABLE);
+    }
     if (!claim.definitions().isEmpty()) {
       where.append(" AND definition IN (").append(placeholders(claim.definitions().size())).append(')');
     }
@@ -355,13 +373,18 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   private List<NoticeRow> claimBySelectThenUpdate(Connection c, Claim claim) throws SQLException {
     List<NoticeRow> candidates = new ArrayList<>(claim.limit());
-    try (PreparedStatement ps = c.prepareStatement(dialect.claimSelect(LIVE_COLUMNS, claimFilter(claim)))) {
+    boolean locking = dialect.claimStrategy() == ClaimStrategy.LOCK_SKIP_LOCKED_THEN_UPDATE;
+    try (PreparedStatement ps = c.prepareStatement(dialect.claimSelect(LIVE_COLUMNS, claimFilter(claim, !locking)))) {
       ps.setInt(bindClaimFilter(ps, 1, claim), claim.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           candidates.add(readLive(rs));
         }
       }
+    }
+    if (locking && !candidates.isEmpty()) {
+      Set<UUID> held = ordering.heldBack(c, candidates.stream().map(NoticeRow::id).toList());
+      candidates.removeIf(row -> held.contains(row.id()));
     }
     if (candidates.isEmpty()) {
       return candidates;
@@ -1030,6 +1053,7 @@ public final class JdbcNoticeStore implements NoticeStore {
           }
         }
       }
+      ordering.purge(c, deleted);
       return deleted.size();
     });
   }
