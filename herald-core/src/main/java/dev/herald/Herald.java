@@ -6,11 +6,8 @@ import dev.herald.engine.EngineSettings;
 import dev.herald.spi.Channel;
 import dev.herald.spi.NoticeStore;
 import dev.herald.store.jdbc.JdbcNoticeStore;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +17,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.random.RandomGenerator;
 import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
  * Herald: reliable notices and delayed callbacks. Build one per application with {@link
@@ -144,39 +140,7 @@ public final class Herald implements AutoCloseable {
    * exception is rethrown (checked ones wrapped in {@link HeraldException}).
    */
   public <T> T inTransaction(TransactionWork<T> work) {
-    NoticeTransaction tx;
-    T result;
-    try (Connection c = dataSource.getConnection()) {
-      boolean auto = c.getAutoCommit();
-      c.setAutoCommit(false);
-      tx = join(c);
-      try {
-        result = work.run(tx);
-        c.commit();
-      } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
-        try {
-          c.rollback();
-        } catch (SQLException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        tx.afterRollback();
-        if (e instanceof RuntimeException re) {
-          throw re;
-        }
-        if (e instanceof Error err) {
-          throw err;
-        }
-        throw new HeraldException("transaction failed: " + e.getMessage(), e);
-      } finally {
-        restoreAutoCommit(c, auto);
-      }
-    } catch (SQLException e) {
-      throw new StoreException("cannot run transaction: " + e.getMessage(), e);
-    }
-    // After the connection is back in the pool: the after-commit step borrows one of its own, and
-    // holding two per caller would starve a small pool under concurrent enqueuers.
-    tx.afterCommit();
-    return result;
+    return TransactionRunner.run(dataSource, this::join, work);
   }
 
   /**
@@ -195,16 +159,6 @@ public final class Herald implements AutoCloseable {
    */
   public java.util.concurrent.CompletableFuture<Notice> outcomeOf(java.util.UUID noticeId) {
     return engine.outcomeOf(noticeId);
-  }
-
-  /** Restores auto-commit without letting a dead connection's error hide the one that matters. */
-  private static void restoreAutoCommit(Connection c, boolean auto) {
-    try {
-      c.setAutoCommit(auto);
-    } catch (SQLException e) {
-      // The connection is broken; the pool discards it, and the transaction's own outcome stands.
-      org.slf4j.LoggerFactory.getLogger(Herald.class).debug("cannot restore auto-commit: {}", e.getMessage());
-    }
   }
 
   /**
@@ -457,27 +411,14 @@ public final class Herald implements AutoCloseable {
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
       // then takes back what it held at once.
-      String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : defaultNodeId();
+      String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : OwnedDatabase.defaultNodeId();
       EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
           maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
           maxBacklog);
-      if ((dataSource != null ? 1 : 0) + (h2File != null ? 1 : 0) + (jdbcUrl != null ? 1 : 0) > 1) {
-        throw new InvalidInputException("dataSource", "give one of a data source, a JDBC URL or an H2 file");
-      }
-      AutoCloseable pool = null;
-      DataSource ds = dataSource;
-      if (jdbcUrl != null) {
-        com.zaxxer.hikari.HikariDataSource hikari = hikariPool();
-        pool = hikari;
-        ds = hikari;
-      } else if (ds == null) {
-        Path file = h2File != null ? h2File : Path.of("data", "herald");
-        JdbcConnectionPool h2 = JdbcConnectionPool.create(h2Url(file), "sa", "");
-        h2.setMaxConnections(32);
-        pool = h2::dispose;
-        ds = h2;
-      }
+      OwnedDatabase db = OwnedDatabase.open(dataSource, h2File, jdbcUrl, jdbcUser, jdbcPassword, poolTuning);
+      AutoCloseable pool = db.pool();
+      DataSource ds = db.dataSource();
       try {
         NoticeStore s = store != null ? store : JdbcNoticeStore.create(ds, clock);
         s.migrate();
@@ -505,62 +446,12 @@ public final class Herald implements AutoCloseable {
     }
 
     /**
-     * The pool behind {@link #jdbc}. Its connection timeout is short (5 s): while the database is
-     * down a caller's enqueue fails with a {@link StoreException} soon rather than hang, and the
-     * engine's loops retry on their own schedules.
-     */
-    private com.zaxxer.hikari.HikariDataSource hikariPool() {
-      com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-      config.setJdbcUrl(jdbcUrl);
-      config.setUsername(jdbcUser);
-      config.setPassword(jdbcPassword);
-      config.setPoolName("herald");
-      config.setMaximumPoolSize(16);
-      config.setConnectionTimeout(5_000);
-      config.setValidationTimeout(2_000);
-      // After a network cut a socket may wait forever for an answer that is not coming (the drivers'
-      // default), holding up the loop that sent the query; a socket timeout makes it an error that
-      // the loops retry. One minute leaves room for long business queries; tune it with pool(...).
-      if (!jdbcUrl.contains("socketTimeout")) {
-        if (jdbcUrl.startsWith("jdbc:postgresql:")) {
-          config.addDataSourceProperty("socketTimeout", "60"); // seconds
-        } else if (jdbcUrl.startsWith("jdbc:mariadb:") || jdbcUrl.startsWith("jdbc:mysql:")) {
-          config.addDataSourceProperty("socketTimeout", "60000"); // milliseconds
-        }
-      }
-      // Herald writes history and attempt rows in JDBC batches; pgjdbc sends a batch of INSERTs as
-      // multi-row statements only when asked, which cuts the database's work per delivery by about a
-      // third (herald-bench). The store reads update counts only of UPDATE and DELETE batches.
-      if (jdbcUrl.startsWith("jdbc:postgresql:") && !jdbcUrl.contains("reWriteBatchedInserts")) {
-        config.addDataSourceProperty("reWriteBatchedInserts", "true");
-      }
-      poolTuning.accept(config);
-      try {
-        return new com.zaxxer.hikari.HikariDataSource(config);
-      } catch (RuntimeException e) { // the database is unreachable, or the URL or driver is wrong
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        String where = jdbcUrl.replaceAll("[?;].*", ""); // no properties: they may hold a password
-        throw new StoreException("cannot open a connection pool to " + where + ": " + cause.getMessage(), e);
-      }
-    }
-
-    /**
      * An H2 file URL. WRITE_DELAY=0 writes every commit to the file at once, so that a killed
      * process loses no acknowledged notice; DB_CLOSE_ON_EXIT=FALSE lets Herald's own shutdown
      * release its leases before the database closes.
      */
     public static String h2Url(Path file) {
-      return "jdbc:h2:file:" + file.toAbsolutePath() + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
-    }
-
-    private static String defaultNodeId() {
-      String host;
-      try {
-        host = InetAddress.getLocalHost().getHostName();
-      } catch (Exception e) {
-        host = "localhost";
-      }
-      return host + "-" + ManagementFactory.getRuntimeMXBean().getPid();
+      return OwnedDatabase.h2Url(file);
     }
   }
 }

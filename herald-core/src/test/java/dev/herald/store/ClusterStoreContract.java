@@ -9,7 +9,6 @@ import dev.herald.spi.Change;
 import dev.herald.spi.Claim;
 import dev.herald.spi.InsertResult;
 import dev.herald.spi.NoticeRow;
-import dev.herald.store.jdbc.ClaimStrategy;
 import dev.herald.store.jdbc.Dialect;
 import dev.herald.store.jdbc.JdbcNoticeStore;
 import java.io.IOException;
@@ -35,7 +34,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,29 +72,6 @@ public abstract class ClusterStoreContract extends NoticeStoreContract {
 
   private static NoticeRow inShard(NoticeRow r, int shard) {
     return new NoticeRow(r.notice(), r.owner(), r.leaseUntil(), r.version(), r.retryBase(), shard);
-  }
-
-  // ================================================================ SKIP LOCKED
-
-  @Test
-  void aClaimSkipsRowsThatAnotherTransactionHoldsInsteadOfWaiting() throws Exception {
-    Assumptions.assumeTrue(dialect().claimStrategy() != ClaimStrategy.SELECT_THEN_UPDATE,
-        "this database has no SKIP LOCKED");
-    NoticeRow locked = insert(row().due(T.minusSeconds(2)));
-    NoticeRow free = insert(row().due(T.minusSeconds(1)));
-    Instant lease = T.plusSeconds(30);
-    try (Connection other = dataSource().getConnection()) {
-      other.setAutoCommit(false);
-      try (PreparedStatement ps = other.prepareStatement("SELECT id FROM herald_notice WHERE id = ? FOR UPDATE")) {
-        dialect().setId(ps, 1, locked.id());
-        ps.executeQuery().close();
-      }
-      List<NoticeRow> got = CompletableFuture.supplyAsync(() -> store.claim(new Claim("n1", T, T, lease, 10)))
-          .get(10, TimeUnit.SECONDS);
-      assertThat(got).as("the locked row is skipped, not waited for").containsExactly(leased(free, "n1", lease, T));
-      other.rollback();
-    }
-    assertThat(store.claim(new Claim("n2", T, T, lease, 10))).containsExactly(leased(locked, "n2", lease, T));
   }
 
   // ================================================================ migrations

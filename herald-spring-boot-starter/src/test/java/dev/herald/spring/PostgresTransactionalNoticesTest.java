@@ -6,14 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.herald.NoticeNotFoundException;
 import dev.herald.NoticeStatus;
-import dev.herald.store.jdbc.Dialect;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -28,7 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The transactional guarantees on PostgreSQL (embedded, a real server process) with HikariCP, as a
- * production application runs them. Skipped while the core has no PostgreSQL dialect.
+ * production application runs them.
  */
 class PostgresTransactionalNoticesTest {
   static EmbeddedPostgres postgres;
@@ -37,7 +34,6 @@ class PostgresTransactionalNoticesTest {
   static JdbcTemplate jdbc;
   static PlatformTransactionManager txManager;
   static Inbox inbox;
-  static String noDialect;
 
   @SpringBootConfiguration
   @EnableAutoConfiguration
@@ -51,12 +47,6 @@ class PostgresTransactionalNoticesTest {
   @BeforeAll
   static void start() throws Exception {
     postgres = EmbeddedPostgres.start();
-    try {
-      Dialect.detect(postgres.getPostgresDatabase());
-    } catch (IllegalArgumentException e) {
-      noDialect = "the core has no PostgreSQL dialect yet: " + e.getMessage();
-      return;
-    }
     context = new SpringApplicationBuilder(App.class)
         .web(WebApplicationType.NONE)
         .properties(
@@ -73,11 +63,6 @@ class PostgresTransactionalNoticesTest {
     txManager = context.getBean(PlatformTransactionManager.class);
     inbox = context.getBean(Inbox.class);
     jdbc.execute("CREATE TABLE shop_order (id BIGINT PRIMARY KEY, status VARCHAR(20))");
-  }
-
-  @BeforeEach
-  void needsTheDialect() {
-    Assumptions.assumeTrue(noDialect == null, noDialect);
   }
 
   @AfterAll

@@ -1,0 +1,165 @@
+package dev.herald.engine;
+
+import static dev.herald.engine.DeliveryEngine.PROVISIONAL;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeRequest;
+import dev.herald.Ordering;
+import dev.herald.engine.DeliveryEngine.Enqueued;
+import dev.herald.spi.InsertResult;
+import dev.herald.spi.NoticeRow;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Notices written in a caller's transaction: validated and inserted with the caller's connection
+ * ({@link #write}), those due soon pre-claimed under this node's provisional owner; after the commit
+ * adopted and fired from memory ({@link #committed}), or given back after a rollback.
+ */
+final class CommitIntake extends EnginePart {
+
+  CommitIntake(EngineCore core) {
+    super(core);
+  }
+
+  /**
+   * Validates every request (nothing is written if one is bad), then inserts them with the
+   * caller's connection, without committing. With {@code track}, notices due within the look-ahead
+   * are leased to this node at insert, to be fired from memory once {@link #committed} is called.
+   */
+  List<Enqueued> write(Connection connection, List<NoticeRequest> requests, boolean track) {
+    int backlog = core.dueBacklog;
+    if (settings.maxBacklog() > 0 && backlog > settings.maxBacklog()) {
+      throw new dev.herald.BackPressureException(backlog, settings.maxBacklog());
+    }
+    List<NoticeRow> rows = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      rows.add(intake.newRow(requests.get(i), requests.size() == 1 ? "" : "notices[" + i + "]."));
+    }
+    List<Enqueued> out = new ArrayList<>(rows.size());
+    try {
+      Instant horizon = clock.instant().plus(settings.lookAhead());
+      for (int i = 0; i < rows.size(); i++) {
+        NoticeRow row = rows.get(i);
+        String orderingKey = requests.get(i).orderingKey();
+        // An ordered notice waits for the claim, which knows whether earlier ones of its key are done.
+        boolean reserve = track && orderingKey == null && isRunning()
+            && !row.notice().nextAttemptAt().isAfter(horizon)
+            && settings.handles(row.notice().definition(), row.shard()) && room.tryAcquire();
+        NoticeRow toInsert = reserve
+            ? Intake.preclaimed(row, liveness.token() + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
+            : row;
+        out.add(new Enqueued(toInsert, true, reserve));
+        InsertResult result = store.insert(connection, toInsert);
+        if (!result.created()) {
+          out.set(out.size() - 1, new Enqueued(result.row(), false, false));
+          if (reserve) {
+            room.release();
+          }
+        } else if (orderingKey != null) {
+          boolean holdOnDead = definitions.require(row.notice().definition(), "definition").ordering() == Ordering.WAIT;
+          store.enterOrder(connection, row.notice().id(), orderingKey, holdOnDead);
+        }
+      }
+      return out;
+    } catch (RuntimeException e) {
+      rolledBack(out);
+      throw e;
+    }
+  }
+
+  /**
+   * The caller's transaction committed: fire what this engine pre-claimed, from memory. Never
+   * throws: the caller's transaction has committed, and a notice this cannot fire at once is
+   * delivered by the poll.
+   */
+  void committed(List<Enqueued> written) {
+    boolean wake = false;
+    Map<UUID, NoticeRow> adopted = Map.of();
+    try {
+      adopted = adopt(written);
+    } finally {
+      for (Enqueued e : written) {
+        try {
+          wake |= committedOne(e, adopted.get(e.notice().id()));
+        } catch (Throwable t) { // keep going: every reserved permit must come back
+          listeners.onEngineError("fire committed notice", t);
+        }
+      }
+    }
+    if (wake && isRunning()) {
+      requestPoll();
+    }
+  }
+
+  /** Holds one committed notice; true if the poller should look for it instead. */
+  private boolean committedOne(Enqueued e, NoticeRow adopted) {
+    if (e.reserved() && adopted == null) {
+      room.release(); // rolled back to a savepoint, or its provisional hold ran out: the poll finds it
+      return e.created() && isRunning();
+    }
+    if (e.created()) {
+      listeners.onEnqueued(e.notice());
+    }
+    if (!e.reserved()) {
+      return e.created() && !e.notice().nextAttemptAt().isAfter(clock.instant().plus(settings.lookAhead()));
+    }
+    Optional<NoticeDefinition> def = definitions.find(e.notice().definition());
+    if (!isRunning() || def.isEmpty()) {
+      room.release();
+      releaseQuietly(List.of(Transitions.release(adopted, clock.instant())), "release a committed notice");
+    } else if (!holdings.add(new HeldNotice(adopted, def.get()))) { // gives the permit back
+      releaseQuietly(List.of(Transitions.release(adopted, clock.instant())), "release a committed notice");
+    }
+    return false;
+  }
+
+  /**
+   * Moves the reserved notices that really committed (a rollback to a savepoint inside the caller's
+   * transaction removes a row that the transaction still lists) from their provisional owner to
+   * this node, in one round trip. If the database cannot answer, none is fired from memory: the
+   * poll delivers them once their provisional hold runs out.
+   */
+  private Map<UUID, NoticeRow> adopt(List<Enqueued> written) {
+    List<UUID> ids = new ArrayList<>();
+    for (Enqueued e : written) {
+      if (e.reserved()) {
+        ids.add(e.notice().id());
+      }
+    }
+    if (ids.isEmpty() || !isRunning()) {
+      return Map.of();
+    }
+    String owner = liveness.token();
+    Set<UUID> moved;
+    try {
+      moved = store.adopt(owner + PROVISIONAL, owner, ids);
+    } catch (RuntimeException ex) {
+      listeners.onEngineError("adopt committed notices", ex);
+      abandonIncarnation("adopt");
+      return Map.of();
+    }
+    Map<UUID, NoticeRow> out = new java.util.HashMap<>();
+    for (Enqueued e : written) {
+      if (e.reserved() && moved.contains(e.notice().id())) {
+        NoticeRow r = e.row();
+        out.put(r.id(), r.next(r.notice(), owner, r.leaseUntil()));
+      }
+    }
+    return out;
+  }
+
+  /** The caller's transaction rolled back: nothing of it will be delivered. */
+  void rolledBack(List<Enqueued> written) {
+    for (Enqueued e : written) {
+      if (e.reserved()) {
+        room.release();
+      }
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package dev.herald.store.jdbc;
+
+import static dev.herald.store.jdbc.NoticeRows.HISTORY_COLUMNS;
+import static dev.herald.store.jdbc.NoticeRows.millis;
+
+import dev.herald.Attempt;
+import dev.herald.Notice;
+import dev.herald.spi.Change;
+import dev.herald.spi.NoticeRow;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Moves notices between the live table and history: a finished notice's row leaves {@code
+ * herald_notice} and its final state enters {@code herald_notice_history} (set-based where the
+ * dialect can), and a resent one goes back.
+ */
+final class Archive extends StorePart {
+
+  Archive(Dialect dialect, Transactions tx, NoticeRows rows) {
+    super(dialect, tx, rows);
+  }
+
+  /**
+   * Archives in one statement: deletes each live row whose version still matches and inserts its
+   * history row from the deleted one (payload and other fixed fields never travel back), returning
+   * the ids that moved. Used where the dialect can (PostgreSQL); ids sorted for one lock order.
+   */
+  private static final String ARCHIVE_SET_BASED =
+      "WITH input (id, version, next_version, status, attempts, retry_base, last_attempt_at, last_error,"
+          + " description, updated_at, finished_at) AS (SELECT * FROM unnest(?::uuid[], ?::bigint[], ?::bigint[],"
+          + " ?::text[], ?::int[], ?::int[], ?::bigint[], ?::text[], ?::text[], ?::bigint[], ?::bigint[])),"
+          + " moved AS (DELETE FROM herald_notice n USING input i WHERE n.id = i.id AND n.version = i.version"
+          + " RETURNING n.id, n.definition, n.payload, i.description, n.idempotency_key, i.status, i.attempts,"
+          + " i.retry_base, n.fire_at, i.last_attempt_at, i.last_error, n.created_at, i.updated_at, i.finished_at,"
+          + " i.next_version, n.shard, n.target)"
+          + " INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") SELECT * FROM moved RETURNING id";
+
+  private void archiveSetBased(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied)
+      throws SQLException {
+    List<Integer> ordered = new ArrayList<>(indexes);
+    ordered.sort(java.util.Comparator.comparing(i -> changes.get(i).expected().id()));
+    int n = ordered.size();
+    Object[] ids = new Object[n];
+    Long[] versions = new Long[n];
+    Long[] nextVersions = new Long[n];
+    String[] statuses = new String[n];
+    Integer[] attempts = new Integer[n];
+    Integer[] retryBases = new Integer[n];
+    Long[] lastAttempts = new Long[n];
+    String[] errors = new String[n];
+    String[] descriptions = new String[n];
+    Long[] updated = new Long[n];
+    Long[] finished = new Long[n];
+    java.util.Map<UUID, Integer> indexOf = new java.util.HashMap<>();
+    for (int k = 0; k < n; k++) {
+      Change ch = changes.get(ordered.get(k));
+      NoticeRow next = ch.next();
+      Notice nn = next.notice();
+      ids[k] = nn.id();
+      versions[k] = ch.expected().version();
+      nextVersions[k] = next.version();
+      statuses[k] = nn.status().name();
+      attempts[k] = nn.attempts();
+      retryBases[k] = next.retryBase();
+      lastAttempts[k] = millis(nn.lastAttemptAt());
+      errors[k] = dialect.text(Attempt.bound(nn.lastError()));
+      descriptions[k] = dialect.text(nn.description());
+      updated[k] = nn.updatedAt().toEpochMilli();
+      finished[k] = nn.finishedAt().toEpochMilli();
+      indexOf.put(nn.id(), ordered.get(k));
+    }
+    try (PreparedStatement ps = c.prepareStatement(ARCHIVE_SET_BASED)) {
+      ps.setArray(1, c.createArrayOf("uuid", ids));
+      ps.setArray(2, c.createArrayOf("bigint", versions));
+      ps.setArray(3, c.createArrayOf("bigint", nextVersions));
+      ps.setArray(4, c.createArrayOf("text", statuses));
+      ps.setArray(5, c.createArrayOf("integer", attempts));
+      ps.setArray(6, c.createArrayOf("integer", retryBases));
+      ps.setArray(7, c.createArrayOf("bigint", lastAttempts));
+      ps.setArray(8, c.createArrayOf("text", errors));
+      ps.setArray(9, c.createArrayOf("text", descriptions));
+      ps.setArray(10, c.createArrayOf("bigint", updated));
+      ps.setArray(11, c.createArrayOf("bigint", finished));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          applied[indexOf.get(dialect.getId(rs, "id"))] = true;
+        }
+      }
+    }
+  }
+
+  /** Deletes each row from one table (version-checked), then inserts the new state in the other. */
+  void moveRows(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied,
+      String deleteSql, String insertSql, boolean toHistory) throws SQLException {
+    if (toHistory && dialect.archivesSetBased()) {
+      archiveSetBased(c, changes, indexes, applied);
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(deleteSql)) {
+      markApplied(executeCounted(ps, indexes, (st, i) -> {
+        NoticeRow expected = changes.get(i).expected();
+        dialect.setId(st, 1, expected.id());
+        st.setLong(2, expected.version());
+      }), indexes, applied);
+    }
+    boolean any = false;
+    try (PreparedStatement ps = c.prepareStatement(insertSql)) {
+      for (int i : indexes) {
+        if (!applied[i]) {
+          continue;
+        }
+        NoticeRow next = changes.get(i).next();
+        if (toHistory) {
+          bindHistory(ps, next);
+        } else {
+          bindLive(ps, next);
+        }
+        ps.addBatch();
+        any = true;
+      }
+      if (any) {
+        ps.executeBatch();
+      }
+    }
+  }
+}

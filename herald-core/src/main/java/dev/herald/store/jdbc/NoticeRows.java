@@ -1,0 +1,130 @@
+package dev.herald.store.jdbc;
+
+import dev.herald.Attempt;
+import dev.herald.Notice;
+import dev.herald.NoticeStatus;
+import dev.herald.spi.NoticeRow;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+
+/** The notice tables' columns, and how a {@link NoticeRow} is bound to a statement and read back from a row. */
+final class NoticeRows {
+  static final String LIVE_COLUMNS =
+      "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at, due_at,"
+          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version, shard, target";
+  static final String LIVE_COLUMNS_OF_N =
+      String.join(", ", java.util.Arrays.stream(LIVE_COLUMNS.split(",")).map(col -> "n." + col.strip()).toList());
+  static final String HISTORY_COLUMNS =
+      "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at,"
+          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard, target";
+  static final String INSERT_LIVE =
+      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static final String INSERT_HISTORY =
+      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static final String DELETE_LIVE = "DELETE FROM herald_notice WHERE id = ? AND version = ?";
+  static final String DELETE_HISTORY = "DELETE FROM herald_notice_history WHERE id = ? AND version = ?";
+
+  private final Dialect dialect;
+
+  NoticeRows(Dialect dialect) {
+    this.dialect = dialect;
+  }
+
+  void bindLive(PreparedStatement ps, NoticeRow row) throws SQLException {
+    Notice n = row.notice();
+    dialect.setId(ps, 1, n.id());
+    ps.setString(2, n.definition());
+    ps.setString(3, n.payload());
+    ps.setString(4, dialect.text(n.description()));
+    ps.setString(5, n.idempotencyKey());
+    ps.setString(6, n.status().name());
+    ps.setInt(7, n.attempts());
+    ps.setInt(8, row.retryBase());
+    ps.setLong(9, n.fireAt().toEpochMilli());
+    ps.setLong(10, n.nextAttemptAt().toEpochMilli());
+    setLong(ps, 11, millis(n.lastAttemptAt()));
+    ps.setString(12, dialect.text(Attempt.bound(n.lastError())));
+    ps.setLong(13, n.createdAt().toEpochMilli());
+    ps.setLong(14, n.updatedAt().toEpochMilli());
+    ps.setString(15, row.owner());
+    ps.setLong(16, row.leaseUntil().toEpochMilli());
+    ps.setLong(17, row.version());
+    ps.setInt(18, row.shard());
+    ps.setString(19, n.target());
+  }
+
+  void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
+    Notice n = row.notice();
+    dialect.setId(ps, 1, n.id());
+    ps.setString(2, n.definition());
+    ps.setString(3, n.payload());
+    ps.setString(4, dialect.text(n.description()));
+    ps.setString(5, n.idempotencyKey());
+    ps.setString(6, n.status().name());
+    ps.setInt(7, n.attempts());
+    ps.setInt(8, row.retryBase());
+    ps.setLong(9, n.fireAt().toEpochMilli());
+    setLong(ps, 10, millis(n.lastAttemptAt()));
+    ps.setString(11, dialect.text(Attempt.bound(n.lastError())));
+    ps.setLong(12, n.createdAt().toEpochMilli());
+    ps.setLong(13, n.updatedAt().toEpochMilli());
+    ps.setLong(14, n.finishedAt().toEpochMilli());
+    ps.setLong(15, row.version());
+    ps.setInt(16, row.shard());
+    ps.setString(17, n.target());
+  }
+
+  NoticeRow readLive(ResultSet rs) throws SQLException {
+    String owner = rs.getString("owner");
+    return new NoticeRow(readNotice(rs, false), owner, Instant.ofEpochMilli(rs.getLong("lease_until")),
+        rs.getLong("version"), rs.getInt("retry_base"), rs.getInt("shard"));
+  }
+
+  NoticeRow readHistory(ResultSet rs) throws SQLException {
+    return new NoticeRow(readNotice(rs, true), null, Instant.EPOCH, rs.getLong("version"), rs.getInt("retry_base"),
+        rs.getInt("shard"));
+  }
+
+  /** Reads the public view; {@code union} marks a row that may carry both due_at and finished_at. */
+  Notice readNotice(ResultSet rs, boolean hasFinished) throws SQLException {
+    NoticeStatus status = NoticeStatus.valueOf(rs.getString("status"));
+    Instant due = status.isFinished() ? null : instant(rs, "due_at");
+    Instant finished = hasFinished && status.isFinished() ? instant(rs, "finished_at") : null;
+    return new Notice(
+        dialect.getId(rs, "id"),
+        rs.getString("definition"),
+        rs.getString("payload"),
+        rs.getString("description"),
+        rs.getString("idempotency_key"),
+        status,
+        rs.getInt("attempts"),
+        instant(rs, "fire_at"),
+        due,
+        instant(rs, "last_attempt_at"),
+        rs.getString("last_error"),
+        instant(rs, "created_at"),
+        instant(rs, "updated_at"),
+        finished,
+        rs.getString("target"));
+  }
+
+  static Instant instant(ResultSet rs, String column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(v);
+  }
+
+  static Long millis(Instant t) {
+    return t == null ? null : t.toEpochMilli();
+  }
+
+  static void setLong(PreparedStatement ps, int index, Long value) throws SQLException {
+    if (value == null) {
+      ps.setNull(index, Types.BIGINT);
+    } else {
+      ps.setLong(index, value);
+    }
+  }
+}
