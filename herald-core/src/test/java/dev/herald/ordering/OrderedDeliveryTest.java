@@ -60,7 +60,12 @@ abstract class OrderedDeliveryTest {
   }
 
   private Herald node(DataSource db, String id, Ordering ordering) {
+    return node(db, id, ordering, Duration.ofDays(30));
+  }
+
+  private Herald node(DataSource db, String id, Ordering ordering, Duration historyRetention) {
     Herald h = Herald.builder()
+        .historyRetention(historyRetention)
         .dataSource(db)
         .nodeId(id)
         .pollInterval(Duration.ofMillis(50))
@@ -222,6 +227,32 @@ abstract class OrderedDeliveryTest {
     assertThatThrownBy(() -> h.enqueue(event("x".repeat(201), 0)))
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("orderingKey");
     assertThat(h.operations().query(NoticeQuery.all()).items()).isEmpty();
+  }
+
+  @Test
+  @Timeout(60)
+  void thePurgeTakesLineEntriesWithItsNoticesAndALineStartsAgainAfterwards() throws Exception {
+    DataSource db = newDatabase();
+    Herald h = node(db, "node-a", Ordering.WAIT, Duration.ofMillis(1)).start();
+    List<Notice> first = List.of(h.enqueue(event("k", 0)), h.enqueue(event("k", 1)), h.enqueue(event("other", 0)));
+    await().atMost(Duration.ofSeconds(20)).until(() -> first.stream().allMatch(n -> status(h, n)
+        == NoticeStatus.SUCCEEDED));
+    assertThat(count(db, "herald_ordered")).isEqualTo(3);
+    TimeUnit.MILLISECONDS.sleep(5); // past the retention
+    assertThat(h.purgeHistory()).isEqualTo(3);
+    assertThat(count(db, "herald_ordered")).isZero();
+    assertThat(count(db, "herald_ordering_key")).isZero();
+
+    Notice again = h.enqueue(event("k", 2));
+    await().atMost(Duration.ofSeconds(20)).until(() -> status(h, again) == NoticeStatus.SUCCEEDED);
+    assertThat(deliveredOrder("k")).containsExactly(0, 1, 2);
+  }
+
+  private static long count(DataSource db, String table) throws Exception {
+    try (var c = db.getConnection(); var st = c.createStatement(); var rs = st.executeQuery("SELECT COUNT(*) FROM " + table)) {
+      rs.next();
+      return rs.getLong(1);
+    }
   }
 
   private static NoticeStatus status(Herald h, Notice n) {
