@@ -44,6 +44,7 @@ final class CommitIntake extends EnginePart {
     List<Enqueued> out = new ArrayList<>(rows.size());
     try {
       Instant horizon = clock.instant().plus(settings.lookAhead());
+      List<java.util.Map.Entry<String, dev.herald.Notice>> ordered = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         NoticeRow row = rows.get(i);
         String orderingKey = requests.get(i).orderingKey();
@@ -62,9 +63,14 @@ final class CommitIntake extends EnginePart {
             room.release();
           }
         } else if (orderingKey != null) {
-          boolean holdOnDead = definitions.require(row.notice().definition(), "definition").ordering() == Ordering.WAIT;
-          store.enterOrder(connection, row.notice().id(), orderingKey, holdOnDead);
+          ordered.add(java.util.Map.entry(orderingKey, row.notice()));
         }
+      }
+      // Keys in one order in every transaction, so that two enqueueing the same keys cannot deadlock.
+      ordered.sort(java.util.Map.Entry.comparingByKey());
+      for (var e : ordered) {
+        boolean holdOnDead = definitions.require(e.getValue().definition(), "definition").ordering() == Ordering.WAIT;
+        store.enterOrder(connection, e.getValue().id(), e.getKey(), holdOnDead);
       }
       return out;
     } catch (RuntimeException e) {
