@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  * @param description what this kind of notice is for
  * @param options channel settings, e.g. {@code timeout} or {@code expected-body} for HTTP; keys
  *     {@code [a-z0-9.-]}, values at most 2000 characters
+ * @param ordering whether notices sharing an ordering key are delivered one at a time, in enqueue
+ *     order; {@link Ordering#NONE} (the default) for no ordering
  */
 public record NoticeDefinition(
     String name,
@@ -34,7 +36,8 @@ public record NoticeDefinition(
     boolean confirmRequired,
     Duration confirmTimeout,
     String description,
-    java.util.Map<String, String> options) {
+    java.util.Map<String, String> options,
+    Ordering ordering) {
 
   /** The channel of in-process handlers. */
   public static final String LOCAL_CHANNEL = "local";
@@ -78,6 +81,7 @@ public record NoticeDefinition(
     if (description != null && description.length() > 2000) {
       throw new InvalidInputException("description", "must be at most 2000 characters, was " + description.length());
     }
+    ordering = ordering == null ? Ordering.NONE : ordering;
     options = options == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(options));
     for (var e : options.entrySet()) {
       if (e.getKey() == null || !OPTION_KEY.matcher(e.getKey()).matches()) {
@@ -87,6 +91,14 @@ public record NoticeDefinition(
         throw new InvalidInputException("options." + e.getKey(), "must be one line of at most 2000 characters");
       }
     }
+  }
+
+  /** A definition without ordering (the form before ordering existed). */
+  public NoticeDefinition(String name, String channel, String target, RetrySchedule retrySchedule, int maxAttempts,
+      Duration maxInterval, AlertPolicy alertPolicy, boolean confirmRequired, Duration confirmTimeout,
+      String description, java.util.Map<String, String> options) {
+    this(name, channel, target, retrySchedule, maxAttempts, maxInterval, alertPolicy, confirmRequired,
+        confirmTimeout, description, options, Ordering.NONE);
   }
 
   /** A channel option, or {@code fallback} when the definition does not set it. */
@@ -112,6 +124,7 @@ public record NoticeDefinition(
     b.confirmTimeout = confirmTimeout;
     b.description = description;
     b.options.putAll(options);
+    b.ordering = ordering;
     return b;
   }
 
@@ -133,6 +146,7 @@ public record NoticeDefinition(
     private Duration confirmTimeout = DEFAULT_CONFIRM_TIMEOUT;
     private String description;
     private final java.util.Map<String, String> options = new java.util.TreeMap<>();
+    private Ordering ordering = Ordering.NONE;
 
     private Builder(String name) {
       this.name = name;
@@ -206,11 +220,20 @@ public record NoticeDefinition(
       return this;
     }
 
+    /**
+     * Delivers notices that share an ordering key one at a time, in enqueue order, across nodes;
+     * {@code onDeadHead} says what the rest of a key does when its head goes DEAD.
+     */
+    public Builder ordered(Ordering onDeadHead) {
+      this.ordering = onDeadHead;
+      return this;
+    }
+
     public NoticeDefinition build() {
       RetrySchedule schedule = retrySchedule != null ? retrySchedule : RetrySchedule.parse(DEFAULT_SCHEDULE);
       return new NoticeDefinition(
           name, channel, target, schedule, maxAttempts, maxInterval, alertPolicy, confirmRequired,
-          confirmTimeout, description, options);
+          confirmTimeout, description, options, ordering);
     }
   }
 }

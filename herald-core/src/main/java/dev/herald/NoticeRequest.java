@@ -15,40 +15,57 @@ import java.time.Instant;
  * @param delay how long after enqueue to deliver, when {@code fireAt} is null; null means at once
  * @param shardKey optional; notices with the same key land in the same shard (see node affinity)
  * @param target optional; where this notice goes (e.g. a callback URL), instead of the definition's target
+ * @param orderingKey optional, for definitions with {@link Ordering}: notices with the same key are
+ *     delivered one at a time, in the order they were enqueued
  */
 public record NoticeRequest(
     String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay,
     String shardKey,
-    String target) {
+    String target,
+    String orderingKey) {
+
+  /** A request without an ordering key. */
+  public NoticeRequest(String definition, String payload, String description, String idempotencyKey,
+      Instant fireAt, Duration delay, String shardKey, String target) {
+    this(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, null);
+  }
 
   /** A notice of {@code definition} carrying {@code payload}, due now. */
   public static NoticeRequest of(String definition, String payload) {
-    return new NoticeRequest(definition, payload, null, null, null, null, null, null);
+    return new NoticeRequest(definition, payload, null, null, null, null, null, null, null);
   }
 
   public NoticeRequest description(String text) {
-    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey, target);
+    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey, target, orderingKey);
   }
 
   public NoticeRequest idempotencyKey(String key) {
-    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey, target);
+    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey, target, orderingKey);
   }
 
   public NoticeRequest fireAt(Instant time) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey, target);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey, target, orderingKey);
   }
 
   public NoticeRequest delay(Duration after) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey, target);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey, target, orderingKey);
   }
 
   /** Puts the notice in the shard of {@code key}, so that the nodes owning that shard deliver it. */
   public NoticeRequest shardKey(String key) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key, target);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key, target, orderingKey);
   }
 
   /** Sends this notice to {@code where} (e.g. a callback URL) instead of its definition's target. */
   public NoticeRequest target(String where) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where, orderingKey);
+  }
+
+  /**
+   * Delivers this notice after every earlier notice with the same key, one at a time, across nodes.
+   * Its definition must be ordered ({@link NoticeDefinition.Builder#ordered}).
+   */
+  public NoticeRequest orderingKey(String key) {
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, key);
   }
 }

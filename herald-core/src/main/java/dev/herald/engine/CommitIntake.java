@@ -3,6 +3,7 @@ package dev.herald.engine;
 import static dev.herald.engine.DeliveryEngine.PROVISIONAL;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
+import dev.herald.Ordering;
 import dev.herald.engine.DeliveryEngine.Enqueued;
 import dev.herald.spi.InsertResult;
 import dev.herald.spi.NoticeRow;
@@ -43,8 +44,13 @@ final class CommitIntake extends EnginePart {
     List<Enqueued> out = new ArrayList<>(rows.size());
     try {
       Instant horizon = clock.instant().plus(settings.lookAhead());
-      for (NoticeRow row : rows) {
-        boolean reserve = track && isRunning() && !row.notice().nextAttemptAt().isAfter(horizon)
+      List<java.util.Map.Entry<String, dev.herald.Notice>> ordered = new ArrayList<>();
+      for (int i = 0; i < rows.size(); i++) {
+        NoticeRow row = rows.get(i);
+        String orderingKey = requests.get(i).orderingKey();
+        // An ordered notice waits for the claim, which knows whether earlier ones of its key are done.
+        boolean reserve = track && orderingKey == null && isRunning()
+            && !row.notice().nextAttemptAt().isAfter(horizon)
             && settings.handles(row.notice().definition(), row.shard()) && room.tryAcquire();
         NoticeRow toInsert = reserve
             ? Intake.preclaimed(row, liveness.token() + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
@@ -63,7 +69,15 @@ final class CommitIntake extends EnginePart {
             room.release();
           }
           out.set(i, new Enqueued(result.row(), false, false));
+        } else if (requests.get(i).orderingKey() != null) {
+          ordered.add(java.util.Map.entry(requests.get(i).orderingKey(), rows.get(i).notice()));
         }
+      }
+      // Keys in one order in every transaction, so that two enqueueing the same keys cannot deadlock.
+      ordered.sort(java.util.Map.Entry.comparingByKey());
+      for (var e : ordered) {
+        boolean holdOnDead = definitions.require(e.getValue().definition(), "definition").ordering() == Ordering.WAIT;
+        store.enterOrder(connection, e.getValue().id(), e.getKey(), holdOnDead);
       }
       return out;
     } catch (RuntimeException e) {

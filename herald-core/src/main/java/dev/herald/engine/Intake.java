@@ -57,6 +57,15 @@ final class Intake {
     if (r.shardKey() != null && (r.shardKey().isBlank() || r.shardKey().length() > MAX_KEY)) {
       throw new InvalidInputException(prefix + "shardKey", "must be 1 to " + MAX_KEY + " characters");
     }
+    if (r.orderingKey() != null) {
+      if (r.orderingKey().isBlank() || r.orderingKey().length() > MAX_KEY) {
+        throw new InvalidInputException(prefix + "orderingKey", "must be 1 to " + MAX_KEY + " characters");
+      }
+      if (!def.ordering().ordered()) {
+        throw new InvalidInputException(prefix + "orderingKey", "definition " + def.name()
+            + " is not ordered; give it an ordering (wait or skip) to deliver notices in order per key");
+      }
+    }
     if (r.delay() != null && r.delay().isNegative()) {
       throw new InvalidInputException(prefix + "delay", "must not be negative, was " + r.delay());
     }

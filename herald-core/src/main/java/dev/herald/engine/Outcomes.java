@@ -129,6 +129,17 @@ final class Outcomes extends EnginePart implements OutcomeWriter.Callback {
     }
   }
 
+  /** An ordered notice's outcome may free the next one of its key: look for it now, not at the next poll. */
+  private void wakeForNextInLine(List<OutcomeWriter.Pending> applied) {
+    for (OutcomeWriter.Pending p : applied) {
+      NoticeDefinition def = p.held().definition;
+      if (def != null && def.ordering().ordered() && isRunning()) {
+        requestPoll();
+        return;
+      }
+    }
+  }
+
   /**
    * Confirmations that arrived while their notices were being delivered: applied as soon as those
    * deliveries are recorded as awaiting confirmation (or, for a confirm redelivery whose attempts
@@ -136,6 +147,7 @@ final class Outcomes extends EnginePart implements OutcomeWriter.Callback {
    */
   @Override
   public void batchRecorded(List<OutcomeWriter.Pending> applied) {
+    wakeForNextInLine(applied);
     List<UUID> awaiting = new ArrayList<>();
     for (OutcomeWriter.Pending p : applied) {
       NoticeStatus next = p.change().next().status();

@@ -53,6 +53,17 @@ public interface NoticeStore {
   }
 
   /**
+   * Puts a notice just inserted with {@code connection} at the end of its ordering key's line, inside
+   * the caller's transaction. From then on a claim takes it only once every notice before it in the
+   * line has left the live table (delivered, cancelled, or DEAD when {@code holdOnDead} is false for
+   * that earlier notice), and while no other notice of the line is held. Enqueues of the same key
+   * wait for each other's commit, so the line's order is the order of commit.
+   */
+  default void enterOrder(Connection connection, java.util.UUID noticeId, String orderingKey, boolean holdOnDead) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not support ordered delivery");
+  }
+
+  /**
    * Leases up to {@code claim.limit()} due notices that are unowned or held by a dead node (no
    * heartbeat since {@link Claim#aliveSince()}), oldest due first.
    */

@@ -4,6 +4,7 @@ import dev.herald.AlertPolicy;
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import dev.herald.Ordering;
 import dev.herald.schedule.RetrySchedule;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
@@ -31,7 +32,7 @@ import tools.jackson.databind.node.ObjectNode;
 @RequestMapping("/api/v1/definitions")
 class DefinitionsController {
   static final Set<String> FIELDS = Set.of("name", "channel", "target", "retry", "maxAttempts", "maxInterval", "alert",
-      "confirmRequired", "confirmTimeout", "description", "options");
+      "confirmRequired", "confirmTimeout", "description", "options", "ordering");
 
   private final Herald herald;
   private final ServerProperties properties;
@@ -153,6 +154,7 @@ class DefinitionsController {
         b.confirmTimeout(confirmTimeout);
       }
       b.description(JsonInput.text(in, "", "description"));
+      b.ordered(Ordering.parse(JsonInput.text(in, "", "ordering")));
       Map<String, String> options = JsonInput.stringMap(in, "", "options");
       for (Map.Entry<String, String> e : (options == null ? Map.<String, String>of() : options).entrySet()) {
         String value = e.getValue();

@@ -53,7 +53,8 @@ import tools.jackson.databind.node.ObjectNode;
 @RequestMapping("/api/v1/notices")
 class NoticesController {
   static final Set<String> CREATE_FIELDS = Set.of(
-      "definition", "callbackUrl", "payload", "fireAt", "delay", "idempotencyKey", "description", "shardKey");
+      "definition", "callbackUrl", "payload", "fireAt", "delay", "idempotencyKey", "description", "shardKey",
+      "orderingKey");
   static final Set<String> EDIT_FIELDS = Set.of("id", "payload", "fireAt", "delay", "callbackUrl");
   private static final Set<String> SEARCH_PARAMS = Set.of("definition", "status", "createdFrom", "createdTo", "offset",
       "limit");
@@ -161,6 +162,7 @@ class NoticesController {
         .description(JsonInput.text(o, path, "description"))
         .idempotencyKey(JsonInput.text(o, path, "idempotencyKey"))
         .shardKey(JsonInput.text(o, path, "shardKey"))
+        .orderingKey(JsonInput.text(o, path, "orderingKey"))
         .target(url);
     if (fireAt != null) {
       r = r.fireAt(fireAt);

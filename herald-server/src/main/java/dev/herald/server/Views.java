@@ -92,6 +92,7 @@ final class Views {
     o.put("alert", d.alertPolicy().text());
     o.put("confirmRequired", d.confirmRequired());
     o.put("confirmTimeout", duration(d.confirmTimeout()));
+    o.put("ordering", d.ordering().text());
     o.put("description", d.description());
     ObjectNode options = o.putObject("options");
     for (Map.Entry<String, String> e : d.options().entrySet()) {

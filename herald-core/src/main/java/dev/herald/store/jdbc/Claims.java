@@ -26,8 +26,11 @@ import java.util.UUID;
  */
 final class Claims extends StorePart {
 
-  Claims(Dialect dialect, Transactions tx, NoticeRows rows) {
+  private final OrderingStatements ordering;
+
+  Claims(Dialect dialect, Transactions tx, NoticeRows rows, OrderingStatements ordering) {
     super(dialect, tx, rows);
+    this.ordering = ordering;
   }
 
   List<NoticeRow> claim(Claim claim) {
@@ -43,7 +46,7 @@ final class Claims extends StorePart {
   /** The claim statement of {@link ClaimStrategy#UPDATE_SKIP_LOCKED_RETURNING} for this claim's filter. */
   String claimByUpdateReturningSql(Claim claim) {
     return "UPDATE herald_notice n SET status = ?, owner = ?, lease_until = ?, version = n.version + 1, updated_at = ?"
-        + " FROM (" + dialect.claimSelect("id, version", claimFilter(claim)) + ") c"
+        + " FROM (" + dialect.claimSelect("id, version", claimFilter(claim, true)) + ") c"
         + " WHERE n.id = c.id AND n.version = c.version AND n.lease_until < ?"
         + " RETURNING " + LIVE_COLUMNS_OF_N;
   }
@@ -73,9 +76,12 @@ final class Claims extends StorePart {
    * The claim's candidate filter: due, free, and (for nodes with affinity) of their definitions and
    * shards. Parameters: horizon, now, then {@link #bindAffinity}.
    */
-  static String claimFilter(Claim claim) {
+  static String claimFilter(Claim claim, boolean withOrdering) {
     StringBuilder where = new StringBuilder(
         "due_at <= ? AND lease_until < ? AND (owner IS NULL OR " + NodeStatements.OWNER_IS_DEAD + ")");
+    if (withOrdering) {
+      where.append(" AND ").append(OrderingStatements.CLAIMABLE);
+    }
     if (!claim.definitions().isEmpty()) {
       where.append(" AND definition IN (").append(placeholders(claim.definitions().size())).append(')');
     }
@@ -101,13 +107,18 @@ final class Claims extends StorePart {
 
   private List<NoticeRow> claimBySelectThenUpdate(Connection c, Claim claim) throws SQLException {
     List<NoticeRow> candidates = new ArrayList<>(claim.limit());
-    try (PreparedStatement ps = c.prepareStatement(dialect.claimSelect(LIVE_COLUMNS, claimFilter(claim)))) {
+    boolean locking = dialect.claimStrategy() == ClaimStrategy.LOCK_SKIP_LOCKED_THEN_UPDATE;
+    try (PreparedStatement ps = c.prepareStatement(dialect.claimSelect(LIVE_COLUMNS, claimFilter(claim, !locking)))) {
       ps.setInt(bindClaimFilter(ps, 1, claim), claim.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           candidates.add(readLive(rs));
         }
       }
+    }
+    if (locking && !candidates.isEmpty()) {
+      Set<UUID> held = ordering.heldBack(c, candidates.stream().map(NoticeRow::id).toList());
+      candidates.removeIf(row -> held.contains(row.id()));
     }
     if (candidates.isEmpty()) {
       return candidates;

@@ -39,23 +39,25 @@ final class DefinitionsTable extends StorePart {
       try (PreparedStatement ps = c.prepareStatement(
           "UPDATE herald_definition SET channel = ?, target = ?, retry_schedule = ?, max_attempts = ?,"
               + " max_interval_ms = ?, alert_policy = ?, confirm_required = ?, confirm_timeout_ms = ?,"
-              + " description = ?, updated_at = ?, options = ? WHERE name = ?")) {
+              + " description = ?, updated_at = ?, options = ?, ordering = ? WHERE name = ?")) {
         bindDefinition(ps, d);
         ps.setLong(10, now.toEpochMilli());
         ps.setString(11, DefinitionOptions.write(d.options()));
-        ps.setString(12, d.name());
+        ps.setString(12, d.ordering().text());
+        ps.setString(13, d.name());
         updated = ps.executeUpdate();
       }
       if (updated == 0) {
         try (PreparedStatement ps = c.prepareStatement(
             "INSERT INTO herald_definition (channel, target, retry_schedule, max_attempts, max_interval_ms,"
                 + " alert_policy, confirm_required, confirm_timeout_ms, description, updated_at, name, created_at,"
-                + " options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + " options, ordering) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
           bindDefinition(ps, d);
           ps.setLong(10, now.toEpochMilli());
           ps.setString(11, d.name());
           ps.setLong(12, now.toEpochMilli());
           ps.setString(13, DefinitionOptions.write(d.options()));
+          ps.setString(14, d.ordering().text());
           ps.executeUpdate();
         }
       }
@@ -122,6 +124,7 @@ final class DefinitionsTable extends StorePart {
         rs.getBoolean("confirm_required"),
         Duration.ofMillis(rs.getLong("confirm_timeout_ms")),
         rs.getString("description"),
-        DefinitionOptions.read(rs.getString("options")));
+        DefinitionOptions.read(rs.getString("options")),
+        dev.herald.Ordering.parse(rs.getString("ordering")));
   }
 }

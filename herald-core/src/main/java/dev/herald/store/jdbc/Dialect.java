@@ -37,6 +37,15 @@ public interface Dialect {
   }
 
   /**
+   * The statement creating an ordering key's counter at 1 (parameter: the key). Like {@link
+   * #insertIdempotencyKey}, it inserts one row, or none or fails with a duplicate key when the
+   * counter exists, and leaves the caller's transaction usable.
+   */
+  default String insertOrderingKey() {
+    return "INSERT INTO herald_ordering_key (ordering_key, last_seq) VALUES (?, 1)";
+  }
+
+  /**
    * Appended to a SELECT so that it reads the latest committed rows rather than the transaction's
    * snapshot (a shared-lock read); empty where the default isolation, READ COMMITTED, reads them
    * anyway. Finds an idempotency key that a concurrent transaction committed after the caller's

@@ -13,8 +13,11 @@ import java.util.UUID;
 /** Retention: deletes archived notices finished before a cut-off, with their attempts and idempotency keys. */
 final class HistoryPurge extends StorePart {
 
-  HistoryPurge(Dialect dialect, Transactions tx, NoticeRows rows) {
+  private final OrderingStatements ordering;
+
+  HistoryPurge(Dialect dialect, Transactions tx, NoticeRows rows, OrderingStatements ordering) {
     super(dialect, tx, rows);
+    this.ordering = ordering;
   }
 
   int purgeHistory(Instant before, int limit) {
@@ -61,6 +64,7 @@ final class HistoryPurge extends StorePart {
           }
         }
       }
+      ordering.purge(c, deleted);
       return deleted.size();
     });
   }

@@ -26,7 +26,8 @@ import javax.sql.DataSource;
  * work is done by parts named for what they do, over one {@link Transactions} and one dialect:
  * {@link DefinitionsTable}, {@link NoticeIntake} (enqueue and idempotency keys), {@link Claims},
  * {@link OutcomeWrites} with {@link Archive}, {@link NoticeSearch}, {@link HistoryPurge}, and
- * {@link NodeStatements} (node liveness and the requests nodes leave each other).
+ * {@link NodeStatements} (node liveness and the requests nodes leave each other), {@link
+ * OrderingStatements} (ordered delivery per key).
  */
 public final class JdbcNoticeStore implements NoticeStore {
   private final DataSource dataSource;
@@ -40,6 +41,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   private final Claims claims;
   private final OutcomeWrites outcomes;
   private final HistoryPurge purge;
+  private final OrderingStatements ordering;
 
   public JdbcNoticeStore(DataSource dataSource, Dialect dialect, Clock clock) {
     this.dataSource = dataSource;
@@ -51,9 +53,10 @@ public final class JdbcNoticeStore implements NoticeStore {
     this.definitions = new DefinitionsTable(dialect, tx, rows);
     this.search = new NoticeSearch(dialect, tx, rows);
     this.intake = new NoticeIntake(dialect, tx, rows, search);
-    this.claims = new Claims(dialect, tx, rows);
+    this.ordering = new OrderingStatements(dialect);
+    this.claims = new Claims(dialect, tx, rows, ordering);
     this.outcomes = new OutcomeWrites(dialect, tx, rows, new Archive(dialect, tx, rows));
-    this.purge = new HistoryPurge(dialect, tx, rows);
+    this.purge = new HistoryPurge(dialect, tx, rows, ordering);
   }
 
   /** A store for the given data source, with the dialect detected from the database. */
@@ -102,6 +105,16 @@ public final class JdbcNoticeStore implements NoticeStore {
   @Override
   public List<InsertResult> insertAll(Connection c, List<NoticeRow> rows) {
     return intake.insertAll(c, rows);
+  }
+
+  @Override
+  public void enterOrder(Connection c, UUID noticeId, String orderingKey, boolean holdOnDead) {
+    try {
+      ordering.enter(c, noticeId, orderingKey, holdOnDead);
+    } catch (java.sql.SQLException e) {
+      throw new dev.herald.StoreException(
+          "cannot order notice " + noticeId + " by key " + orderingKey + ": " + e.getMessage(), e);
+    }
   }
 
   // ---------------------------------------------------------------- claims and leases

@@ -46,6 +46,11 @@ public final class MySqlDialect implements Dialect {
   }
 
   @Override
+  public String insertOrderingKey() {
+    return Dialect.super.insertOrderingKey().replaceFirst("^INSERT INTO", "INSERT IGNORE INTO");
+  }
+
+  @Override
   public String insertIdempotencyKey() {
     return Dialect.super.insertIdempotencyKey().replaceFirst("^INSERT INTO", "INSERT IGNORE INTO");
   }

@@ -25,6 +25,11 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String insertOrderingKey() {
+    return Dialect.super.insertOrderingKey() + " ON CONFLICT (ordering_key) DO NOTHING";
+  }
+
+  @Override
   public String insertIdempotencyKey() {
     return Dialect.super.insertIdempotencyKey() + " ON CONFLICT (definition, idempotency_key) DO NOTHING";
   }
