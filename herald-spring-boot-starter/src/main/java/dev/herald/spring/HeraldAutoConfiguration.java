@@ -61,8 +61,8 @@ public class HeraldAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public HeraldLifecycle heraldLifecycle(Herald herald) {
-    return new HeraldLifecycle(herald);
+  public HeraldLifecycle heraldLifecycle(Herald herald, HeraldProperties properties) {
+    return new HeraldLifecycle(herald, properties.isAutoStart());
   }
 
   /** What application code injects; joins Spring transactions on the data source Herald uses. */

@@ -30,6 +30,12 @@ public class HeraldProperties {
   private boolean enabled = true;
 
   /**
+   * Whether the engine starts with the application context. Off in tests that drive it with a
+   * ManualRunner (see {@code @AutoConfigureHerald}); publishing works either way.
+   */
+  private boolean autoStart = true;
+
+  /**
    * This node's name; unique per running instance. A node restarted with the same id takes back what
    * it held at once. Default: host name and process id ("embedded" on Herald's own H2 files).
    */
@@ -251,6 +257,14 @@ public class HeraldProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+  public boolean isAutoStart() {
+    return autoStart;
+  }
+
+  public void setAutoStart(boolean autoStart) {
+    this.autoStart = autoStart;
   }
 
   public String getNodeId() {
