@@ -25,6 +25,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -54,7 +55,10 @@ public class HeraldAutoConfiguration {
   @ConditionalOnMissingBean
   public Herald herald(HeraldProperties properties, ObjectProvider<DataSource> dataSource,
       ObjectProvider<HeraldListener> listeners, ObjectProvider<HeraldCustomizer> customizers,
-      ObjectProvider<JsonMapper> jsonMapper, ConfigurableListableBeanFactory beanFactory) {
+      ObjectProvider<JsonMapper> jsonMapper, ConfigurableListableBeanFactory beanFactory, Environment environment) {
+    if (properties.isFailOnUnknownProperties()) {
+      UnknownProperties.check(environment, beanFactory);
+    }
     return new HeraldFactory(properties, beanFactory, jsonMapperSupplier(jsonMapper))
         .build(dataSource.getIfAvailable(), listeners.orderedStream().toList(), customizers.orderedStream().toList());
   }

@@ -36,6 +36,13 @@ public class HeraldProperties {
   private boolean autoStart = true;
 
   /**
+   * Whether start-up fails on a key under herald.* that Herald does not know (a typo such as
+   * herald.pol-interval), naming the closest known key. Keys under another configuration-properties
+   * prefix (herald.server.*) are left to their owner; environment variables are not checked.
+   */
+  private boolean failOnUnknownProperties = true;
+
+  /**
    * This node's name; unique per running instance. A node restarted with the same id takes back what
    * it held at once. Default: host name and process id ("embedded" on Herald's own H2 files).
    */
@@ -265,6 +272,14 @@ public class HeraldProperties {
 
   public void setAutoStart(boolean autoStart) {
     this.autoStart = autoStart;
+  }
+
+  public boolean isFailOnUnknownProperties() {
+    return failOnUnknownProperties;
+  }
+
+  public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+    this.failOnUnknownProperties = failOnUnknownProperties;
   }
 
   public String getNodeId() {
