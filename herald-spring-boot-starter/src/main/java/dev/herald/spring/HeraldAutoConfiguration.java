@@ -90,8 +90,8 @@ public class HeraldAutoConfiguration {
     static class Enabled {
       @Bean
       @ConditionalOnMissingBean(name = "heraldHealthIndicator")
-      HeraldHealthIndicator heraldHealthIndicator(Herald herald) {
-        return new HeraldHealthIndicator(herald);
+      HeraldHealthIndicator heraldHealthIndicator(Herald herald, HeraldProperties properties) {
+        return new HeraldHealthIndicator(herald, properties.getHealth());
       }
     }
   }

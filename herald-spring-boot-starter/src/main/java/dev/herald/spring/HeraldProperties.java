@@ -131,6 +131,73 @@ public class HeraldProperties {
    */
   private Map<String, Definition> definitions = new LinkedHashMap<>();
 
+  /** The herald health component's thresholds (management.health.herald.enabled turns it off). */
+  private Health health = new Health();
+
+  /**
+   * When the herald health component stops saying UP. With none set it reports the figures (backlog,
+   * oldest due notice's age, DEAD notices) but stays UP while the engine runs and its database answers.
+   */
+  public static class Health {
+    /** Most notices due and undelivered before the status changes. Default: no limit. */
+    private Integer maxBacklog;
+
+    /** Oldest age of a due, undelivered notice before the status changes. Default: no limit. */
+    private Duration maxOldestDueAge;
+
+    /** Most notices gone DEAD within dead-window before the status changes. Default: no limit. */
+    private Integer maxDead;
+
+    /** How far back DEAD notices are counted. Default: 24h. */
+    private Duration deadWindow = Duration.ofHours(24);
+
+    /**
+     * The status past a threshold: OUT_OF_SERVICE, DOWN, or a custom one (order it with
+     * management.endpoint.health.status.order). Default: OUT_OF_SERVICE.
+     */
+    private String status = "OUT_OF_SERVICE";
+
+    public Integer getMaxBacklog() {
+      return maxBacklog;
+    }
+
+    public void setMaxBacklog(Integer maxBacklog) {
+      this.maxBacklog = maxBacklog;
+    }
+
+    public Duration getMaxOldestDueAge() {
+      return maxOldestDueAge;
+    }
+
+    public void setMaxOldestDueAge(Duration maxOldestDueAge) {
+      this.maxOldestDueAge = maxOldestDueAge;
+    }
+
+    public Integer getMaxDead() {
+      return maxDead;
+    }
+
+    public void setMaxDead(Integer maxDead) {
+      this.maxDead = maxDead;
+    }
+
+    public Duration getDeadWindow() {
+      return deadWindow;
+    }
+
+    public void setDeadWindow(Duration deadWindow) {
+      this.deadWindow = deadWindow;
+    }
+
+    public String getStatus() {
+      return status;
+    }
+
+    public void setStatus(String status) {
+      this.status = status;
+    }
+  }
+
   /** One definition: where its notices go and how they are retried, alerted and confirmed. */
   public static class Definition {
     /** The in-process handler (a bean) that delivers it; short for channel=local, target=handler. */
@@ -280,6 +347,14 @@ public class HeraldProperties {
 
   public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
     this.failOnUnknownProperties = failOnUnknownProperties;
+  }
+
+  public Health getHealth() {
+    return health;
+  }
+
+  public void setHealth(Health health) {
+    this.health = health;
   }
 
   public String getNodeId() {
