@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -92,6 +93,22 @@ public class HeraldAutoConfiguration {
       @ConditionalOnMissingBean(name = "heraldHealthIndicator")
       HeraldHealthIndicator heraldHealthIndicator(Herald herald, HeraldProperties properties) {
         return new HeraldHealthIndicator(herald, properties.getHealth());
+      }
+    }
+  }
+
+  /** {@code /actuator/herald}, only with Spring Boot's actuator on the class path and the endpoint available. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
+  static class HeraldEndpointConfiguration {
+    /** Nested, so that the endpoint condition is only read when the actuator classes exist. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(HeraldEndpoint.class)
+    static class Available {
+      @Bean
+      @ConditionalOnMissingBean
+      HeraldEndpoint heraldEndpoint(Herald herald) {
+        return new HeraldEndpoint(herald);
       }
     }
   }
