@@ -128,7 +128,7 @@ public class HeraldAutoConfiguration {
 
     Herald build(DataSource dataSource, List<HeraldListener> listeners, List<HeraldCustomizer> customizers) {
       Map<String, HandlerBeans.Found> handlers = HandlerBeans.scan(beanFactory, jsonMapper);
-      Map<String, Declared> declared = declaredDefinitions();
+      Map<String, Declared> declared = declaredDefinitions(handlers);
       Map<String, Channel> channels = channelBeans();
       checkChannels(declared, channels, !customizers.isEmpty());
       if (properties.isVerifyHandlers()) {
@@ -244,12 +244,34 @@ public class HeraldAutoConfiguration {
     /** A definition and where it was declared (a property prefix or a bean). */
     record Declared(NoticeDefinition definition, String origin) {}
 
-    private Map<String, Declared> declaredDefinitions() {
+    private Map<String, Declared> declaredDefinitions(Map<String, HandlerBeans.Found> handlers) {
+      Map<String, HandlerBeans.Found> onHandlers = new LinkedHashMap<>();
+      for (HandlerBeans.Found h : handlers.values()) {
+        if (h.definition() == null) {
+          continue;
+        }
+        String name = h.definition().name();
+        HandlerBeans.Found before = onHandlers.putIfAbsent(name, h);
+        if (before != null) {
+          throw new HeraldConfigurationException(h.origin(), "definition '" + name + "' is also declared on "
+              + before.origin(), "Declare each definition on one handler; other handlers take other definitions.");
+        }
+        try {
+          fromProperties(name, h.definition().settings()); // what the annotation says, checked on its own
+        } catch (HeraldConfigurationException e) {
+          throw new HeraldConfigurationException(h.origin(), "definition '" + name + "': "
+              + e.getMessage().replace("herald.definitions." + name + ".", ""), "Fix the annotation's attribute.", e);
+        }
+      }
       Map<String, Declared> out = new LinkedHashMap<>();
       properties.getDefinitions().forEach((name, d) -> {
-        Declared decl = new Declared(fromProperties(name, d), "herald.definitions." + name);
+        HandlerBeans.Found h = onHandlers.remove(name);
+        HeraldProperties.Definition merged = h == null ? d : overridden(h.definition().settings(), d);
+        Declared decl = new Declared(fromProperties(name, merged), "herald.definitions." + name);
         out.put(decl.definition().name(), decl);
       });
+      onHandlers.forEach((name, h) -> out.put(name, new Declared(fromProperties(name, h.definition().settings()),
+          h.origin() + ", definition '" + name + "'")));
       beanFactory.getBeansOfType(NoticeDefinition.class).forEach((beanName, d) -> {
         Declared before = out.putIfAbsent(d.name(), new Declared(d, "NoticeDefinition bean '" + beanName + "'"));
         if (before != null) {
@@ -259,6 +281,31 @@ public class HeraldAutoConfiguration {
         }
       });
       return out;
+    }
+
+    /** A definition declared on a handler, with the settings its properties give instead. */
+    static HeraldProperties.Definition overridden(HeraldProperties.Definition base, HeraldProperties.Definition over) {
+      HeraldProperties.Definition d = new HeraldProperties.Definition();
+      boolean delivery = over.getHandler() != null || over.getChannel() != null || over.getTarget() != null;
+      HeraldProperties.Definition where = delivery ? over : base;
+      d.setHandler(where.getHandler());
+      d.setChannel(where.getChannel());
+      d.setTarget(where.getTarget());
+      d.setRetry(first(over.getRetry(), base.getRetry()));
+      d.setMaxAttempts(first(over.getMaxAttempts(), base.getMaxAttempts()));
+      d.setMaxInterval(first(over.getMaxInterval(), base.getMaxInterval()));
+      d.setAlert(first(over.getAlert(), base.getAlert()));
+      d.setConfirmRequired(first(over.getConfirmRequired(), base.getConfirmRequired()));
+      d.setConfirmTimeout(first(over.getConfirmTimeout(), base.getConfirmTimeout()));
+      d.setDescription(first(over.getDescription(), base.getDescription()));
+      Map<String, String> options = new LinkedHashMap<>(base.getOptions());
+      options.putAll(over.getOptions());
+      d.setOptions(options);
+      return d;
+    }
+
+    private static <T> T first(T preferred, T fallback) {
+      return preferred != null ? preferred : fallback;
     }
 
     static NoticeDefinition fromProperties(String name, HeraldProperties.Definition d) {
