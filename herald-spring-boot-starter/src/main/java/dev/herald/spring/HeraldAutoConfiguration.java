@@ -77,6 +77,13 @@ public class HeraldAutoConfiguration {
     return new HeraldNoticePublisher(herald, herald.dataSource(), jsonMapperSupplier(jsonMapper));
   }
 
+  /** Application events whose type is marked {@link NoticeEvent} become notices. */
+  @Bean
+  @ConditionalOnMissingBean
+  public NoticeEvents heraldNoticeEvents(ObjectProvider<NoticePublisher> publisher) {
+    return new NoticeEvents(publisher);
+  }
+
   private static Supplier<JsonMapper> jsonMapperSupplier(ObjectProvider<JsonMapper> jsonMapper) {
     return SingletonSupplier.of(() -> jsonMapper.getIfUnique(JsonMapper::shared));
   }
