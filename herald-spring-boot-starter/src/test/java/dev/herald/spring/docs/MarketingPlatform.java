@@ -7,12 +7,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.stereotype.Component;
 
-// tag::handler[]
 @Component
 public class MarketingPlatform {
   private final List<OrderPaid> received = new CopyOnWriteArrayList<>();
   private final AtomicInteger failures = new AtomicInteger();
 
+  // tag::handler[]
   @NoticeHandlerMethod("marketing-platform")
   public void orderPaid(OrderPaid event, NoticeContext ctx) { // the payload, read with Jackson
     if (failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {

@@ -20,8 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ReadmeSnippetsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  /** A marker and the block after it, both indented alike (inside a list item, say). */
   private static final Pattern SNIPPET =
-      Pattern.compile("<!-- snippet: (\\S+)#(\\S+) -->\\R```java\\R(.*?)```", Pattern.DOTALL);
+      Pattern.compile("(?m)^( *)<!-- snippet: (\\S+)#(\\S+) -->\\R\\1```java\\R(.*?)^\\1```", Pattern.DOTALL);
 
   @ParameterizedTest
   @ValueSource(strings = {"README.md", "herald-spring-boot-starter/README.md"})
@@ -30,12 +31,16 @@ class ReadmeSnippetsTest {
     Matcher m = SNIPPET.matcher(text);
     List<String> checked = new ArrayList<>();
     while (m.find()) {
-      String source = m.group(1);
-      String tag = m.group(2);
-      assertThat(m.group(3)).as(readme + ": snippet " + source + "#" + tag).isEqualTo(region(source, tag));
+      String indent = m.group(1);
+      String source = m.group(2);
+      String tag = m.group(3);
+      String block = m.group(4).lines().map(l -> l.startsWith(indent) ? l.substring(indent.length()) : l)
+          .map(l -> l + "\n").reduce("", String::concat);
+      assertThat(block).as(readme + ": snippet " + source + "#" + tag).isEqualTo(region(source, tag));
       checked.add(source + "#" + tag);
     }
-    assertThat(checked).as(readme + " has compiled snippets").isNotEmpty();
+    long javaBlocks = text.lines().filter(l -> l.strip().equals("```java")).count();
+    assertThat(checked).as(readme + ": every Java block is a compiled snippet").hasSize((int) javaBlocks);
   }
 
   /** The lines between the tag's markers, without their common indentation, each ending in a newline. */
