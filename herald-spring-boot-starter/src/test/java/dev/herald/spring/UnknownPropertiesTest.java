@@ -67,9 +67,16 @@ class UnknownPropertiesTest {
   }
 
   @Test
+  void aTypoInAHealthThreshold() {
+    runner().withPropertyValues("herald.health.max-bcklog=10").run(ctx -> assertThat(failure(ctx))
+        .contains("herald.health.max-bcklog: no such property; did you mean herald.health.max-backlog?"));
+  }
+
+  @Test
   void everyFormOfAKnownKeyIsAccepted() {
     runner().withPropertyValues("herald.pollInterval=2s", "herald.max_held=100", "herald.only-definitions[0]=order-placed",
-            "herald.definitions.order-placed.options.anything-goes=1", "herald.definitions.order-placed.maxAttempts=3")
+            "herald.definitions.order-placed.options.anything-goes=1", "herald.definitions.order-placed.maxAttempts=3",
+            "herald.health.max-dead=5", "herald.health.status=DEGRADED")
         .run(ctx -> assertThat(ctx).hasNotFailed());
   }
 
