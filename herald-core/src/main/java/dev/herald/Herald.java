@@ -428,7 +428,9 @@ public final class Herald implements AutoCloseable {
         } else if (!handlers.isEmpty()) {
           throw new InvalidInputException("handler", "handlers need the built-in local channel, but another channel is named 'local'");
         }
-        DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, listeners, random);
+        List<HeraldListener> observers = new ArrayList<>(listeners);
+        observers.addFirst(new FailureLog()); // failures show in the log without a listener of one's own
+        DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, observers, random);
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }

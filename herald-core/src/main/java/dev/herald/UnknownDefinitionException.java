@@ -9,6 +9,12 @@ public class UnknownDefinitionException extends InvalidInputException {
     this.definition = definition;
   }
 
+  /** Also lists the definitions there are, so that the caller can see what was meant. */
+  public UnknownDefinitionException(String field, String definition, java.util.Collection<String> known) {
+    super(field, "no definition named '" + definition + "'; definitions: " + known);
+    this.definition = definition;
+  }
+
   public String definition() {
     return definition;
   }

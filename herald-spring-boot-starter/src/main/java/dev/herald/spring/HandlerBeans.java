@@ -4,10 +4,12 @@ import dev.herald.DeliveryResult;
 import dev.herald.Notice;
 import dev.herald.NoticeContext;
 import dev.herald.NoticeHandler;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -19,6 +21,7 @@ import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -35,8 +38,15 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class HandlerBeans {
 
-  /** One handler found, and where it came from (for messages). */
-  record Found(String name, String beanName, String origin, NoticeHandler handler) {}
+  /**
+   * One handler found, and where it came from (for messages).
+   *
+   * @param definition the definition its annotation declares, or null
+   */
+  record Found(String name, String beanName, String origin, NoticeHandler handler, DeclaredHere definition) {}
+
+  /** A definition declared on a handler's annotation: its name and settings, delivered by the handler. */
+  record DeclaredHere(String name, HeraldProperties.Definition settings) {}
 
   private HandlerBeans() {}
 
@@ -94,7 +104,7 @@ final class HandlerBeans {
     }
     String name = marker.value().isBlank() ? beanName : marker.value();
     NoticeHandler lazy = ctx -> ((NoticeHandler) bf.getBean(beanName)).handle(ctx);
-    return new Found(name, beanName, origin, lazy);
+    return new Found(name, beanName, origin, lazy, declaredHere(marker, name, origin));
   }
 
   private enum Param { CONTEXT, NOTICE, RAW_PAYLOAD, MAPPED_PAYLOAD }
@@ -136,7 +146,49 @@ final class HandlerBeans {
         params[i] = types[i] == String.class ? Param.RAW_PAYLOAD : Param.MAPPED_PAYLOAD;
       }
     }
-    return new Found(name, beanName, origin, new MethodHandler(bf, beanName, method, params, payloadType, jsonMapper, name));
+    return new Found(name, beanName, origin, new MethodHandler(bf, beanName, method, params, payloadType, jsonMapper, name),
+        declaredHere(annotation, name, origin));
+  }
+
+  /** The definition an annotation declares (its {@code definition} attribute), or null. */
+  private static DeclaredHere declaredHere(Annotation annotation, String handlerName, String origin) {
+    Map<String, Object> a = AnnotationUtils.getAnnotationAttributes(annotation);
+    String definition = (String) a.get("definition");
+    if (definition.isBlank()) {
+      for (String setting : List.of("retry", "maxInterval", "alert", "confirmTimeout", "description")) {
+        if (!((String) a.get(setting)).isEmpty()) {
+          throw new HeraldConfigurationException(origin, "'" + setting + "' is set, but no definition is named",
+              "Name the definition the settings are for: definition = \"...\".");
+        }
+      }
+      return null;
+    }
+    HeraldProperties.Definition d = new HeraldProperties.Definition();
+    d.setHandler(handlerName);
+    d.setRetry(text(a, "retry"));
+    int maxAttempts = (Integer) a.get("maxAttempts");
+    d.setMaxAttempts(maxAttempts == NoticeHandlerMethod.UNSET ? null : maxAttempts);
+    d.setMaxInterval(duration(a, "maxInterval", origin));
+    d.setAlert(text(a, "alert"));
+    d.setConfirmRequired((Boolean) a.get("confirmRequired") ? Boolean.TRUE : null);
+    d.setConfirmTimeout(duration(a, "confirmTimeout", origin));
+    d.setDescription(text(a, "description"));
+    return new DeclaredHere(definition, d);
+  }
+
+  private static String text(Map<String, Object> a, String name) {
+    String v = (String) a.get(name);
+    return v.isEmpty() ? null : v;
+  }
+
+  private static Duration duration(Map<String, Object> a, String name, String origin) {
+    String v = text(a, name);
+    try {
+      return v == null ? null : DurationStyle.detectAndParse(v);
+    } catch (IllegalArgumentException e) {
+      throw new HeraldConfigurationException(origin, name + ": '" + v + "' is not a duration",
+          "Write it as properties do: 500ms, 5s, 10m, 6h or PT5S.");
+    }
   }
 
   private static String describe(Method m) {

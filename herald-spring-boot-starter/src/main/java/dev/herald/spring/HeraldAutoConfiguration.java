@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,6 +26,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -54,15 +56,18 @@ public class HeraldAutoConfiguration {
   @ConditionalOnMissingBean
   public Herald herald(HeraldProperties properties, ObjectProvider<DataSource> dataSource,
       ObjectProvider<HeraldListener> listeners, ObjectProvider<HeraldCustomizer> customizers,
-      ObjectProvider<JsonMapper> jsonMapper, ConfigurableListableBeanFactory beanFactory) {
+      ObjectProvider<JsonMapper> jsonMapper, ConfigurableListableBeanFactory beanFactory, Environment environment) {
+    if (properties.isFailOnUnknownProperties()) {
+      UnknownProperties.check(environment, beanFactory);
+    }
     return new HeraldFactory(properties, beanFactory, jsonMapperSupplier(jsonMapper))
         .build(dataSource.getIfAvailable(), listeners.orderedStream().toList(), customizers.orderedStream().toList());
   }
 
   @Bean
   @ConditionalOnMissingBean
-  public HeraldLifecycle heraldLifecycle(Herald herald) {
-    return new HeraldLifecycle(herald);
+  public HeraldLifecycle heraldLifecycle(Herald herald, HeraldProperties properties) {
+    return new HeraldLifecycle(herald, properties.isAutoStart());
   }
 
   /** What application code injects; joins Spring transactions on the data source Herald uses. */
@@ -70,6 +75,13 @@ public class HeraldAutoConfiguration {
   @ConditionalOnMissingBean
   public NoticePublisher noticePublisher(Herald herald, ObjectProvider<JsonMapper> jsonMapper) {
     return new HeraldNoticePublisher(herald, herald.dataSource(), jsonMapperSupplier(jsonMapper));
+  }
+
+  /** Application events whose type is marked {@link NoticeEvent} become notices. */
+  @Bean
+  @ConditionalOnMissingBean
+  public NoticeEvents heraldNoticeEvents(ObjectProvider<NoticePublisher> publisher) {
+    return new NoticeEvents(publisher);
   }
 
   private static Supplier<JsonMapper> jsonMapperSupplier(ObjectProvider<JsonMapper> jsonMapper) {
@@ -86,8 +98,24 @@ public class HeraldAutoConfiguration {
     static class Enabled {
       @Bean
       @ConditionalOnMissingBean(name = "heraldHealthIndicator")
-      HeraldHealthIndicator heraldHealthIndicator(Herald herald) {
-        return new HeraldHealthIndicator(herald);
+      HeraldHealthIndicator heraldHealthIndicator(Herald herald, HeraldProperties properties) {
+        return new HeraldHealthIndicator(herald, properties.getHealth());
+      }
+    }
+  }
+
+  /** {@code /actuator/herald}, only with Spring Boot's actuator on the class path and the endpoint available. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint")
+  static class HeraldEndpointConfiguration {
+    /** Nested, so that the endpoint condition is only read when the actuator classes exist. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnAvailableEndpoint(HeraldEndpoint.class)
+    static class Available {
+      @Bean
+      @ConditionalOnMissingBean
+      HeraldEndpoint heraldEndpoint(Herald herald) {
+        return new HeraldEndpoint(herald);
       }
     }
   }
@@ -107,7 +135,7 @@ public class HeraldAutoConfiguration {
 
     Herald build(DataSource dataSource, List<HeraldListener> listeners, List<HeraldCustomizer> customizers) {
       Map<String, HandlerBeans.Found> handlers = HandlerBeans.scan(beanFactory, jsonMapper);
-      Map<String, Declared> declared = declaredDefinitions();
+      Map<String, Declared> declared = declaredDefinitions(handlers);
       Map<String, Channel> channels = channelBeans();
       checkChannels(declared, channels, !customizers.isEmpty());
       if (properties.isVerifyHandlers()) {
@@ -202,8 +230,45 @@ public class HeraldAutoConfiguration {
         default -> e.field();
       };
       String property = "herald." + kebab(field);
-      return new HeraldConfigurationException(property, e.reason(),
+      return new HeraldConfigurationException(property, springWording(e.reason()),
           "Fix " + property + " (or the HeraldCustomizer that sets it).", e);
+    }
+
+    private static final java.util.regex.Pattern ISO_DURATION =
+        java.util.regex.Pattern.compile("-?PT(?:-?[0-9]+H)?(?:-?[0-9]+M)?(?:-?[0-9]+(?:\\.[0-9]+)?S)?");
+    private static final java.util.regex.Pattern SETTING = java.util.regex.Pattern.compile("\\b("
+        + String.join("|", SETTINGS) + ")\\b");
+
+    /**
+     * A core complaint in the words of properties: settings named as {@code herald.look-ahead} rather
+     * than {@code lookAhead}, durations as {@code 5s} rather than {@code PT5S}.
+     */
+    static String springWording(String reason) {
+      String durations = ISO_DURATION.matcher(reason).replaceAll(m -> {
+        try {
+          return java.util.regex.Matcher.quoteReplacement(shortForm(java.time.Duration.parse(m.group())));
+        } catch (java.time.DateTimeException e) {
+          return java.util.regex.Matcher.quoteReplacement(m.group());
+        }
+      });
+      return SETTING.matcher(durations).replaceAll(m -> "herald." + kebab(switch (m.group(1)) {
+        case "definitions" -> "onlyDefinitions";
+        case "shards" -> "onlyShards";
+        default -> m.group(1);
+      }));
+    }
+
+    /** {@code 5s}, {@code 500ms}, {@code 2m}, {@code 1h}, {@code 30d}: the largest unit that is exact. */
+    static String shortForm(java.time.Duration d) {
+      long ms = d.toMillis();
+      long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+      String[] units = {"d", "h", "m", "s"};
+      for (int i = 0; i < sizes.length; i++) {
+        if (ms != 0 && ms % sizes[i] == 0) {
+          return ms / sizes[i] + units[i];
+        }
+      }
+      return ms == 0 ? "0s" : ms + "ms";
     }
 
     static String kebab(String camel) {
@@ -223,12 +288,34 @@ public class HeraldAutoConfiguration {
     /** A definition and where it was declared (a property prefix or a bean). */
     record Declared(NoticeDefinition definition, String origin) {}
 
-    private Map<String, Declared> declaredDefinitions() {
+    private Map<String, Declared> declaredDefinitions(Map<String, HandlerBeans.Found> handlers) {
+      Map<String, HandlerBeans.Found> onHandlers = new LinkedHashMap<>();
+      for (HandlerBeans.Found h : handlers.values()) {
+        if (h.definition() == null) {
+          continue;
+        }
+        String name = h.definition().name();
+        HandlerBeans.Found before = onHandlers.putIfAbsent(name, h);
+        if (before != null) {
+          throw new HeraldConfigurationException(h.origin(), "definition '" + name + "' is also declared on "
+              + before.origin(), "Declare each definition on one handler; other handlers take other definitions.");
+        }
+        try {
+          fromProperties(name, h.definition().settings()); // what the annotation says, checked on its own
+        } catch (HeraldConfigurationException e) {
+          throw new HeraldConfigurationException(h.origin(), "definition '" + name + "': "
+              + e.getMessage().replace("herald.definitions." + name + ".", ""), "Fix the annotation's attribute.", e);
+        }
+      }
       Map<String, Declared> out = new LinkedHashMap<>();
       properties.getDefinitions().forEach((name, d) -> {
-        Declared decl = new Declared(fromProperties(name, d), "herald.definitions." + name);
+        HandlerBeans.Found h = onHandlers.remove(name);
+        HeraldProperties.Definition merged = h == null ? d : overridden(h.definition().settings(), d);
+        Declared decl = new Declared(fromProperties(name, merged), "herald.definitions." + name);
         out.put(decl.definition().name(), decl);
       });
+      onHandlers.forEach((name, h) -> out.put(name, new Declared(fromProperties(name, h.definition().settings()),
+          h.origin() + ", definition '" + name + "'")));
       beanFactory.getBeansOfType(NoticeDefinition.class).forEach((beanName, d) -> {
         Declared before = out.putIfAbsent(d.name(), new Declared(d, "NoticeDefinition bean '" + beanName + "'"));
         if (before != null) {
@@ -238,6 +325,31 @@ public class HeraldAutoConfiguration {
         }
       });
       return out;
+    }
+
+    /** A definition declared on a handler, with the settings its properties give instead. */
+    static HeraldProperties.Definition overridden(HeraldProperties.Definition base, HeraldProperties.Definition over) {
+      HeraldProperties.Definition d = new HeraldProperties.Definition();
+      boolean delivery = over.getHandler() != null || over.getChannel() != null || over.getTarget() != null;
+      HeraldProperties.Definition where = delivery ? over : base;
+      d.setHandler(where.getHandler());
+      d.setChannel(where.getChannel());
+      d.setTarget(where.getTarget());
+      d.setRetry(first(over.getRetry(), base.getRetry()));
+      d.setMaxAttempts(first(over.getMaxAttempts(), base.getMaxAttempts()));
+      d.setMaxInterval(first(over.getMaxInterval(), base.getMaxInterval()));
+      d.setAlert(first(over.getAlert(), base.getAlert()));
+      d.setConfirmRequired(first(over.getConfirmRequired(), base.getConfirmRequired()));
+      d.setConfirmTimeout(first(over.getConfirmTimeout(), base.getConfirmTimeout()));
+      d.setDescription(first(over.getDescription(), base.getDescription()));
+      Map<String, String> options = new LinkedHashMap<>(base.getOptions());
+      options.putAll(over.getOptions());
+      d.setOptions(options);
+      return d;
+    }
+
+    private static <T> T first(T preferred, T fallback) {
+      return preferred != null ? preferred : fallback;
     }
 
     static NoticeDefinition fromProperties(String name, HeraldProperties.Definition d) {
@@ -271,7 +383,7 @@ public class HeraldAutoConfiguration {
         return b.build();
       } catch (InvalidInputException e) {
         String property = prefix + propertyOf(e.field(), d);
-        throw new HeraldConfigurationException(property, e.reason(), "Fix " + property + ".", e);
+        throw new HeraldConfigurationException(property, springWording(e.reason()), "Fix " + property + ".", e);
       }
     }
 

@@ -2,31 +2,89 @@ package dev.herald.spring;
 
 import dev.herald.Herald;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
-/** UP when Herald's engine runs and its database answers; details: node id, running. */
+/**
+ * Herald's health: DOWN unless the engine runs and its database answers; past a threshold of {@code
+ * herald.health.*} (backlog, oldest due notice's age, recent DEAD notices) the configured status,
+ * OUT_OF_SERVICE by default; UP otherwise. Details: nodeId, running, database, backlog,
+ * oldestDueAge (ISO-8601), dead, deadWindow and, past a threshold, exceeded.
+ */
 public class HeraldHealthIndicator extends AbstractHealthIndicator {
+  /** Backlogs are counted up to this; a larger one shows as this figure. */
+  static final int COUNT_CAP = 100_000;
+
   private final Herald herald;
+  private final HeraldProperties.Health thresholds;
 
   public HeraldHealthIndicator(Herald herald) {
+    this(herald, new HeraldProperties.Health());
+  }
+
+  public HeraldHealthIndicator(Herald herald, HeraldProperties.Health thresholds) {
     super("Herald health check failed");
     this.herald = herald;
+    this.thresholds = thresholds;
   }
 
   @Override
   protected void doHealthCheck(Health.Builder builder) throws Exception {
     boolean running = herald.isRunning();
     builder.withDetail("nodeId", herald.settings().nodeId()).withDetail("running", running);
-    boolean databaseUp;
+    Instant now = herald.clock().instant();
     try (Connection c = herald.dataSource().getConnection()) {
-      databaseUp = c.isValid(2);
+      boolean databaseUp = c.isValid(2);
+      builder.withDetail("database", databaseUp ? "answers" : "does not answer");
+      if (!running || !databaseUp) {
+        builder.down();
+        return;
+      }
+      long backlog = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice WHERE due_at <= ? LIMIT "
+          + COUNT_CAP + ") due", now.toEpochMilli());
+      long oldestDue = first(c, "SELECT MIN(due_at) FROM herald_notice WHERE due_at <= ?", now.toEpochMilli());
+      Duration oldestAge = oldestDue == 0 ? Duration.ZERO : Duration.ofMillis(now.toEpochMilli() - oldestDue);
+      Duration window = thresholds.getDeadWindow();
+      long dead = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice_history WHERE finished_at >= ?"
+          + " AND status = 'DEAD' LIMIT " + COUNT_CAP + ") dead", now.minus(window).toEpochMilli());
+      builder.withDetail("backlog", backlog).withDetail("oldestDueAge", oldestAge.toString())
+          .withDetail("dead", dead).withDetail("deadWindow", window.toString());
+
+      List<String> exceeded = new ArrayList<>();
+      if (thresholds.getMaxBacklog() != null && backlog > thresholds.getMaxBacklog()) {
+        exceeded.add("backlog " + backlog + " > herald.health.max-backlog " + thresholds.getMaxBacklog());
+      }
+      if (thresholds.getMaxOldestDueAge() != null && oldestAge.compareTo(thresholds.getMaxOldestDueAge()) > 0) {
+        exceeded.add("oldestDueAge " + oldestAge + " > herald.health.max-oldest-due-age "
+            + thresholds.getMaxOldestDueAge());
+      }
+      if (thresholds.getMaxDead() != null && dead > thresholds.getMaxDead()) {
+        exceeded.add("dead " + dead + " > herald.health.max-dead " + thresholds.getMaxDead());
+      }
+      if (exceeded.isEmpty()) {
+        builder.up();
+      } else {
+        builder.status(new Status(thresholds.getStatus())).withDetail("exceeded", exceeded);
+      }
     }
-    builder.withDetail("database", databaseUp ? "answers" : "does not answer");
-    if (running && databaseUp) {
-      builder.up();
-    } else {
-      builder.down();
+  }
+
+  /** The first column of a one-row query taking one millisecond parameter; 0 for SQL NULL. */
+  private static long first(Connection c, String sql, long millis) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setLong(1, millis);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
     }
   }
 }

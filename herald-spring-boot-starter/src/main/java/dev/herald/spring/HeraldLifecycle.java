@@ -13,6 +13,9 @@ import org.springframework.context.SmartLifecycle;
  * attempts {@code herald.shutdown-timeout} to finish and releases the notices it held, for other
  * nodes or the next start.
  *
+ * <p>With {@code herald.auto-start=false} the engine is not started with the context (a test then
+ * drives it with a {@link dev.herald.testing.ManualRunner}); it is still closed with the context.
+ *
  * <p>An engine does not restart after it stopped: a stopped context must be refreshed anew.
  */
 public class HeraldLifecycle implements SmartLifecycle, DisposableBean {
@@ -20,10 +23,22 @@ public class HeraldLifecycle implements SmartLifecycle, DisposableBean {
   public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
   private final Herald herald;
+  private final boolean autoStart;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   public HeraldLifecycle(Herald herald) {
+    this(herald, true);
+  }
+
+  /** @param autoStart whether the engine starts once the context is refreshed */
+  public HeraldLifecycle(Herald herald, boolean autoStart) {
     this.herald = herald;
+    this.autoStart = autoStart;
+  }
+
+  @Override
+  public boolean isAutoStartup() {
+    return autoStart;
   }
 
   @Override

@@ -42,9 +42,9 @@ public class HeraldNoticePublisher implements NoticePublisher {
 
   @Override
   public List<NoticeHandle> publishAll(List<NoticeRequest> requests) {
-    List<Notice> stored = transactions.inTransaction()
+    List<Notice> stored = KnownDefinitions.listedOnFailure(herald, () -> transactions.inTransaction()
         ? transactions.enqueueAll(requests)
-        : herald.enqueueAll(requests);
+        : herald.enqueueAll(requests));
     return stored.stream().map(n -> new NoticeHandle(herald, n)).toList();
   }
 
@@ -68,7 +68,7 @@ public class HeraldNoticePublisher implements NoticePublisher {
       return new SyncOutcome(SyncOutcome.Status.DEFERRED, handle,
           "published inside a transaction: delivered right after it commits");
     }
-    SyncDelivery d = herald.deliverNow(request, maxWait);
+    SyncDelivery d = KnownDefinitions.listedOnFailure(herald, () -> herald.deliverNow(request, maxWait));
     SyncOutcome.Status status = d.delivered() ? SyncOutcome.Status.DELIVERED : SyncOutcome.Status.DEFERRED;
     return new SyncOutcome(status, new NoticeHandle(herald, d.notice()), d.reason());
   }

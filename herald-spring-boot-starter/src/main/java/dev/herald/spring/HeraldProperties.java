@@ -30,6 +30,19 @@ public class HeraldProperties {
   private boolean enabled = true;
 
   /**
+   * Whether the engine starts with the application context. Off in tests that drive it with a
+   * ManualRunner (see {@code @AutoConfigureHerald}); publishing works either way.
+   */
+  private boolean autoStart = true;
+
+  /**
+   * Whether start-up fails on a key under herald.* that Herald does not know (a typo such as
+   * herald.pol-interval), naming the closest known key. Keys under another configuration-properties
+   * prefix (herald.server.*) are left to their owner; environment variables are not checked.
+   */
+  private boolean failOnUnknownProperties = true;
+
+  /**
    * This node's name; unique per running instance. A node restarted with the same id takes back what
    * it held at once. Default: host name and process id ("embedded" on Herald's own H2 files).
    */
@@ -117,6 +130,73 @@ public class HeraldProperties {
    * dots needs brackets in properties files: herald.definitions[order.paid].handler.
    */
   private Map<String, Definition> definitions = new LinkedHashMap<>();
+
+  /** The herald health component's thresholds (management.health.herald.enabled turns it off). */
+  private Health health = new Health();
+
+  /**
+   * When the herald health component stops saying UP. With none set it reports the figures (backlog,
+   * oldest due notice's age, DEAD notices) but stays UP while the engine runs and its database answers.
+   */
+  public static class Health {
+    /** Most notices due and undelivered before the status changes. Default: no limit. */
+    private Integer maxBacklog;
+
+    /** Oldest age of a due, undelivered notice before the status changes. Default: no limit. */
+    private Duration maxOldestDueAge;
+
+    /** Most notices gone DEAD within dead-window before the status changes. Default: no limit. */
+    private Integer maxDead;
+
+    /** How far back DEAD notices are counted. Default: 24h. */
+    private Duration deadWindow = Duration.ofHours(24);
+
+    /**
+     * The status past a threshold: OUT_OF_SERVICE, DOWN, or a custom one (order it with
+     * management.endpoint.health.status.order). Default: OUT_OF_SERVICE.
+     */
+    private String status = "OUT_OF_SERVICE";
+
+    public Integer getMaxBacklog() {
+      return maxBacklog;
+    }
+
+    public void setMaxBacklog(Integer maxBacklog) {
+      this.maxBacklog = maxBacklog;
+    }
+
+    public Duration getMaxOldestDueAge() {
+      return maxOldestDueAge;
+    }
+
+    public void setMaxOldestDueAge(Duration maxOldestDueAge) {
+      this.maxOldestDueAge = maxOldestDueAge;
+    }
+
+    public Integer getMaxDead() {
+      return maxDead;
+    }
+
+    public void setMaxDead(Integer maxDead) {
+      this.maxDead = maxDead;
+    }
+
+    public Duration getDeadWindow() {
+      return deadWindow;
+    }
+
+    public void setDeadWindow(Duration deadWindow) {
+      this.deadWindow = deadWindow;
+    }
+
+    public String getStatus() {
+      return status;
+    }
+
+    public void setStatus(String status) {
+      this.status = status;
+    }
+  }
 
   /** One definition: where its notices go and how they are retried, alerted and confirmed. */
   public static class Definition {
@@ -251,6 +331,30 @@ public class HeraldProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+  public boolean isAutoStart() {
+    return autoStart;
+  }
+
+  public void setAutoStart(boolean autoStart) {
+    this.autoStart = autoStart;
+  }
+
+  public boolean isFailOnUnknownProperties() {
+    return failOnUnknownProperties;
+  }
+
+  public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+    this.failOnUnknownProperties = failOnUnknownProperties;
+  }
+
+  public Health getHealth() {
+    return health;
+  }
+
+  public void setHealth(Health health) {
+    this.health = health;
   }
 
   public String getNodeId() {

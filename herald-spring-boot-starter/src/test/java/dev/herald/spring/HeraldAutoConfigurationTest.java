@@ -15,6 +15,9 @@ import dev.herald.engine.EngineSettings;
 import dev.herald.schedule.RetrySchedule;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import dev.herald.spring.test.HeraldTestAutoConfiguration;
+import dev.herald.testing.ManualRunner;
+import dev.herald.testing.SettableClock;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,6 +80,34 @@ class HeraldAutoConfigurationTest {
       assertThat(health.getDetails()).containsEntry("running", true)
           .containsEntry("nodeId", herald.settings().nodeId());
     });
+  }
+
+  @Test
+  void autoStartOffBuildsHeraldWithoutStartingIt() {
+    runner().withPropertyValues("herald.auto-start=false").run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      Herald herald = ctx.getBean(Herald.class);
+      assertThat(herald.isRunning()).isFalse();
+      assertThat(herald.runDue()).as("a test may drive it").isZero();
+    });
+  }
+
+  @Test
+  void testAutoConfigurationGivesASettableClockAndAManualRunnerOnIt() {
+    runner().withConfiguration(AutoConfigurations.of(HeraldTestAutoConfiguration.class))
+        .withUserConfiguration(WithInbox.class)
+        .withPropertyValues("herald.auto-start=false", "herald.definitions.inboxed.handler=inbox")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed().hasSingleBean(ManualRunner.class).hasSingleBean(SettableClock.class);
+          SettableClock clock = ctx.getBean(SettableClock.class);
+          assertThat(ctx.getBean(Herald.class).clock()).isSameAs(clock);
+          ctx.getBean(NoticePublisher.class).publish(
+              ctx.getBean(NoticePublisher.class).request("inboxed", "{\"n\":1}").delay(Duration.ofMinutes(1)));
+          ManualRunner runner = ctx.getBean(ManualRunner.class);
+          assertThat(runner.runDue()).as("not due yet").isZero();
+          assertThat(runner.advanceAndRun(Duration.ofMinutes(1))).isEqualTo(1);
+          assertThat(ctx.getBean(Inbox.class).received).containsExactly("{\"n\":1}");
+        });
   }
 
   @Test

@@ -200,6 +200,25 @@ class StartupFailureTest {
         .run(failsWith("herald.node-timeout", "at least 200 ms"));
   }
 
+  @Test
+  void aSettingsErrorNamesPropertiesAndDurationsAsPropertiesWriteThem() {
+    runner().withPropertyValues("herald.poll-interval=0s")
+        .run(failsWith("herald.poll-interval: must be a positive duration, was 0s"));
+    assertThat(HeraldAutoConfiguration.HeraldFactory.springWording("must be at least twice lookAhead (PT5S), not PT0.5S"))
+        .isEqualTo("must be at least twice herald.look-ahead (5s), not 500ms");
+    assertThat(HeraldAutoConfiguration.HeraldFactory.springWording("over maxBacklog for PT720H and PT1M30S"))
+        .isEqualTo("over herald.max-backlog for 30d and 90s");
+  }
+
+  @Test
+  void anUnknownDefinitionListsTheKnownOnes() {
+    runner().withUserConfiguration(WithInbox.class)
+        .withPropertyValues("herald.definitions.orders.handler=inbox", "herald.definitions.refunds.handler=inbox")
+        .run(ctx -> assertThatThrownBy(() -> ctx.getBean(NoticePublisher.class).publish("oders", "{}"))
+            .isInstanceOf(dev.herald.UnknownDefinitionException.class)
+            .hasMessage("definition: no definition named 'oders'; definitions: [orders, refunds]"));
+  }
+
   @SpringBootConfiguration
   @EnableAutoConfiguration
   static class BrokenApp {
@@ -212,7 +231,7 @@ class StartupFailureTest {
   /** The whole way, as a user sees it: Spring Boot's failure report carries Herald's analysis. */
   @Test
   void springBootReportsTheAnalysis() {
-    // Spring Boot 4's OutputCaptureExtension needs JUnit 6; this build uses JUnit 5, so listen to the reporter's log
+    // listen to the reporter's log (no console capture: the build redirects test output to files)
     Logger reporter = (Logger) LoggerFactory.getLogger(LoggingFailureAnalysisReporter.class);
     ListAppender<ILoggingEvent> report = new ListAppender<>();
     report.start();

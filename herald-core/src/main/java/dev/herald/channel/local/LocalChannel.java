@@ -50,9 +50,22 @@ public final class LocalChannel implements Channel {
         result = DeliveryResult.retry("handler returned null");
       }
     } catch (Exception e) {
-      result = DeliveryResult.retry(e.getClass().getName() + ": " + e.getMessage());
+      result = DeliveryResult.retry(describe(e));
     }
     return ctx.newDescription() == null ? result : result.withDescription(ctx.newDescription());
+  }
+
+  /** Longest stack trace kept in an attempt's detail; the rest is cut with a marker. */
+  static final int MAX_TRACE = 3000;
+
+  /**
+   * A handler's exception for the attempt log: its class and message, then its stack trace (causes
+   * included), bounded to {@value #MAX_TRACE} characters.
+   */
+  static String describe(Throwable e) {
+    java.io.StringWriter trace = new java.io.StringWriter();
+    e.printStackTrace(new java.io.PrintWriter(trace));
+    return dev.herald.Attempt.bound(trace.toString().stripTrailing().replace("\r\n", "\n"), MAX_TRACE);
   }
 
   @Override

@@ -1,0 +1,117 @@
+package dev.herald.docs;
+
+import dev.herald.DeliveryResult;
+import dev.herald.Herald;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeRequest;
+import dev.herald.NoticeStatus;
+import dev.herald.NoticeTransaction;
+import dev.herald.Page;
+import dev.herald.testing.ManualRunner;
+import dev.herald.testing.SettableClock;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** The README's Java examples, compiled; {@code ReadmeExamplesTest} runs them. */
+final class ReadmeExamples {
+  private ReadmeExamples() {}
+
+  static Notice inTransaction(Herald herald, long orderId) {
+    // tag::in-transaction[]
+    Notice notice = herald.inTransaction(tx -> {
+      try (PreparedStatement ps = tx.connection().prepareStatement("UPDATE orders SET paid = TRUE WHERE id = ?")) {
+        ps.setLong(1, orderId);
+        ps.executeUpdate();
+      }
+      tx.enqueue(NoticeRequest.of("order-auto-close", "{\"order\":" + orderId + "}").delay(Duration.ofMinutes(30)));
+      return tx.enqueue("order-paid", "{\"order\":" + orderId + "}");
+    });
+    // end::in-transaction[]
+    return notice;
+  }
+
+  static void join(Herald herald, DataSource dataSource) throws SQLException {
+    // tag::join[]
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      NoticeTransaction tx = herald.join(c);
+      try {
+        // ... your statements on c ...
+        tx.enqueue(NoticeRequest.of("order-paid", "{\"order\":42}").idempotencyKey("order-42-paid"));
+        c.commit();
+        tx.afterCommit();      // fire now, from memory
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        tx.afterRollback();    // nothing of it will ever be delivered
+        throw e;
+      }
+    }
+    // end::join[]
+  }
+
+  static Notice enqueueOnConnection(Herald herald, Connection connection) {
+    // tag::enqueue-connection[]
+    Notice notice = herald.enqueue(connection, NoticeRequest.of("order-paid", "{\"order\":42}"));
+    // end::enqueue-connection[]
+    return notice;
+  }
+
+  /** Compiled only: the actions need notices in the matching states. */
+  static int operations(Herald herald, UUID id, Instant from, Instant to) {
+    // tag::operations[]
+    Optional<NoticeDetail> detail = herald.operations().find(id);      // notice + attempt log, live or archived
+    Page<Notice> deadOnes = herald.operations().query(NoticeQuery.all()
+        .definition("order-paid").statuses(NoticeStatus.DEAD).page(0, 50)); // newest first
+    herald.operations().resend(id);     // due now, fresh attempt budget; also brings finished notices back
+    herald.operations().cancel(id);     // never delivered again; archived as CANCELLED
+    herald.operations().confirm(id);    // AWAITING_CONFIRM -> SUCCEEDED
+    int requeued = herald.operations().recoverDead("order-paid", from, to);  // DEAD ones that died in [from, to)
+    // end::operations[]
+    return requeued + deadOnes.items().size() + detail.map(d -> 0).orElse(0);
+  }
+
+  /** Compiled only: it needs a PostgreSQL server. */
+  static Herald ownPool(String password) {
+    // tag::own-pool[]
+    Herald herald = Herald.builder()
+        .jdbc("jdbc:postgresql://db.internal/orders", "herald", password)
+        .nodeId("orders-1")                        // unique per running node
+        .define(NoticeDefinition.builder("order-paid").handler("notify-merchant").build())
+        .build()
+        .start();
+    // end::own-pool[]
+    return herald;
+  }
+
+  static NoticeDetail testing(Path tempDir) {
+    // tag::testing[]
+    SettableClock clock = SettableClock.startingNow();
+    Herald herald = Herald.builder()
+        .h2File(tempDir.resolve("herald"))
+        .clock(clock)
+        .random(new Random(42))                       // repeatable jitter
+        .define(NoticeDefinition.builder("order-paid").handler("notify-merchant").retry("5s, 1m").build())
+        .handler("notify-merchant", ctx -> DeliveryResult.retry("down"))
+        .build();                                     // not started
+    ManualRunner runner = new ManualRunner(herald, clock);
+
+    Notice n = herald.enqueue("order-paid", "{\"order\":42}");
+    runner.runDue();                                  // attempt 1
+    runner.advanceAndRun(Duration.ofSeconds(5));      // attempt 2, the first retry
+    NoticeDetail detail = herald.operations().find(n.id()).orElseThrow();
+    // end::testing[]
+    herald.close();
+    return detail;
+  }
+}

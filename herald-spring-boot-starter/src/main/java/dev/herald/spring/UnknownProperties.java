@@ -1,0 +1,146 @@
+package dev.herald.spring;
+
+import java.beans.PropertyDescriptor;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/**
+ * Fails start-up on a key under {@code herald.*} that nothing reads, such as {@code
+ * herald.pol-interval} or {@code herald.definitions.orders.chanel}, naming the closest known key. The
+ * known keys are {@link HeraldProperties}' own, read from its class; keys under the prefix of another
+ * {@code @ConfigurationProperties} bean (such as the server's {@code herald.server.*}) belong to it.
+ * Environment variables are not checked: their names map loosely to keys, and a variable such as
+ * {@code HERALD_HOME} may mean something else.
+ */
+final class UnknownProperties {
+  private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("herald");
+
+  private UnknownProperties() {}
+
+  /** @throws HeraldConfigurationException naming the first unknown key and the closest known one */
+  static void check(Environment environment, ConfigurableListableBeanFactory beanFactory) {
+    List<ConfigurationPropertyName> owned = otherPrefixes(beanFactory);
+    for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+      if (!(source instanceof IterableConfigurationPropertySource iterable)
+          || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
+        continue;
+      }
+      iterable.stream()
+          .filter(ROOT::isAncestorOf)
+          .filter(name -> owned.stream().noneMatch(prefix -> prefix.equals(name) || prefix.isAncestorOf(name)))
+          .forEach(name -> unknownAt(name, 1, HeraldProperties.class).ifPresent(known -> {
+            throw new HeraldConfigurationException(name.toString(), "no such property; did you mean " + known + "?",
+                "Fix the key. Herald's properties are listed in"
+                    + " its starter's README and in your IDE; set herald.fail-on-unknown-properties=false to allow"
+                    + " keys that something else reads.");
+          }));
+    }
+  }
+
+  private static List<ConfigurationPropertyName> otherPrefixes(ConfigurableListableBeanFactory beanFactory) {
+    List<ConfigurationPropertyName> out = new ArrayList<>();
+    for (String bean : beanFactory.getBeanNamesForAnnotation(ConfigurationProperties.class)) {
+      ConfigurationProperties cp = beanFactory.findAnnotationOnBean(bean, ConfigurationProperties.class, false);
+      String prefix = cp == null ? "" : !cp.prefix().isEmpty() ? cp.prefix() : cp.value();
+      if (!prefix.isEmpty() && ConfigurationPropertyName.isValid(prefix)) {
+        ConfigurationPropertyName name = ConfigurationPropertyName.of(prefix);
+        if (ROOT.isAncestorOf(name)) {
+          out.add(name);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether {@code name}, from element {@code index} on, names a property of {@code type}: empty if it
+   * does, else the closest known key, or the keys known there if none is close.
+   */
+  private static Optional<String> unknownAt(ConfigurationPropertyName name, int index, Class<?> type) {
+    if (index >= name.getNumberOfElements()) {
+      return Optional.empty();
+    }
+    Map<String, PropertyDescriptor> properties = propertiesOf(type);
+    PropertyDescriptor p = properties.get(name.getElement(index, Form.UNIFORM));
+    if (p == null) {
+      String prefix = name.chop(index).toString();
+      String written = name.getElement(index, Form.DASHED);
+      List<String> known = properties.values().stream().map(d -> kebab(d.getName())).toList();
+      return Optional.of(known.stream()
+          .filter(k -> distance(k, written) <= Math.max(2, written.length() / 3))
+          .min(Comparator.comparingInt(k -> distance(k, written)))
+          .map(k -> prefix + "." + k)
+          .orElse("one of " + prefix + "." + known));
+    }
+    Class<?> t = p.getPropertyType();
+    if (Map.class.isAssignableFrom(t)) {
+      Class<?> value = mapValueType(p);
+      return value != null && isNested(value) ? unknownAt(name, index + 2, value) : Optional.empty();
+    }
+    return isNested(t) ? unknownAt(name, index + 1, t) : Optional.empty();
+  }
+
+  /** A group of settings of its own, such as a definition, rather than a value. */
+  private static boolean isNested(Class<?> type) {
+    return type.getEnclosingClass() == HeraldProperties.class;
+  }
+
+  private static Class<?> mapValueType(PropertyDescriptor p) {
+    if (p.getReadMethod() != null && p.getReadMethod().getGenericReturnType() instanceof ParameterizedType pt) {
+      Type value = pt.getActualTypeArguments()[1];
+      return value instanceof Class<?> c ? c : null;
+    }
+    return null;
+  }
+
+  /** The bindable properties of {@code type}, by their uniform name (lower case, no dashes). */
+  private static Map<String, PropertyDescriptor> propertiesOf(Class<?> type) {
+    Map<String, PropertyDescriptor> out = new LinkedHashMap<>();
+    for (PropertyDescriptor p : BeanUtils.getPropertyDescriptors(type)) {
+      if (p.getReadMethod() != null && !p.getName().equals("class")) {
+        out.put(p.getName().toLowerCase(java.util.Locale.ROOT), p);
+      }
+    }
+    return out;
+  }
+
+  private static String kebab(String camel) {
+    return HeraldAutoConfiguration.HeraldFactory.kebab(camel);
+  }
+
+  /** Levenshtein distance. */
+  static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] swap = prev;
+      prev = cur;
+      cur = swap;
+    }
+    return prev[b.length()];
+  }
+}
