@@ -75,6 +75,12 @@ final class GuaranteesRun {
      * bounded request threads, and a pool of 16 serves them besides the engine's own connections.
      */
     final Semaphore callers = new Semaphore(8, true);
+    /**
+     * Receivers confirming, apart from the callers: an operator's cancel waits for a running attempt,
+     * and that attempt's receiver may be confirming; from one bounded pool the two would wait for each
+     * other until the attempt timed out (an application's thread starvation, not Herald's).
+     */
+    final Semaphore receivers = new Semaphore(8, true);
     private final ReentrantLock lock = new ReentrantLock();
     private final CountDownLatch dead = new CountDownLatch(1);
     private volatile long killedAt = -1;
@@ -295,6 +301,8 @@ final class GuaranteesRun {
   private void enqueue(Scenario.Enqueue e) throws InterruptedException {
     List<NoticeRequest> requests = e.notices().stream()
         .map(p -> NoticeRequest.of(p.definition(), Scenario.payload(p.n(), 0))
+            .orderingKey(Scenario.definition(p.definition()).definition().ordering().ordered()
+                ? Scenario.orderingKey(p.n()) : null)
             .idempotencyKey("g-" + p.n())
             .delay(Duration.ofMillis(p.delayMs())))
         .toList();
@@ -356,7 +364,8 @@ final class GuaranteesRun {
 
   private Journal.Call call(Op op, Origin origin, int n, UUID id, Node node, int version, int attempt,
       Supplier<Notice> action) {
-    node.callers.acquireUninterruptibly();
+    Semaphore permits = origin == Origin.OPERATOR ? node.callers : node.receivers;
+    permits.acquireUninterruptibly();
     long start = journal.now();
     Journal.Call c;
     try {
@@ -370,7 +379,7 @@ final class GuaranteesRun {
           e.getClass().getSimpleName() + ": " + e.getMessage(), refused,
           e instanceof IllegalTransitionException ite ? ite.from() : null);
     } finally {
-      node.callers.release();
+      permits.release();
     }
     journal.call(c);
     return c;

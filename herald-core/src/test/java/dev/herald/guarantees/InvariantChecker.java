@@ -55,7 +55,9 @@ final class InvariantChecker {
     /** 5: an attempt row that no receiver call matches (number, node, outcome). */
     ATTEMPT_WITHOUT_DELIVERY,
     /** 6: still IN_FLIGHT after quiescence. */
-    IN_FLIGHT_AFTER_QUIESCENCE
+    IN_FLIGHT_AFTER_QUIESCENCE,
+    /** 7: two deliveries of notices with one ordering key at overlapping times, neither cut by a kill. */
+    ORDERED_KEY_OVERLAP
   }
 
   record Violation(Kind kind, int n, UUID id, String detail) {
@@ -107,7 +109,30 @@ final class InvariantChecker {
       finalState(n, id, detail.notice(), ds, cs);
       attempts(n, id, detail, ds);
     }
+    orderedKeys();
     return violations;
+  }
+
+  // 7 ----------------------------------------------------------------
+
+  /** Notices sharing an ordering key are delivered one at a time, whichever node runs them. */
+  private void orderedKeys() {
+    Map<String, List<Delivery>> byKey = deliveries.values().stream().flatMap(List::stream)
+        .filter(d -> finals.containsKey(d.n())
+            && Scenario.definition(finals.get(d.n()).notice().definition()).definition().ordering().ordered())
+        .filter(d -> !d.cut())
+        .sorted(Comparator.comparingLong(Delivery::start))
+        .collect(Collectors.groupingBy(d -> Scenario.orderingKey(d.n())));
+    byKey.forEach((key, ds) -> {
+      for (int i = 0; i + 1 < ds.size(); i++) {
+        Delivery a = ds.get(i);
+        Delivery b = ds.get(i + 1);
+        if (b.start() < a.end()) {
+          add(Kind.ORDERED_KEY_OVERLAP, b.n(), b.id(), "key " + key + ": " + describe(b) + " of notice " + b.n()
+              + " started while " + describe(a) + " of notice " + a.n() + " ran");
+        }
+      }
+    });
   }
 
   /** Everything the journal and the store say about notice {@code n}, in time order: for debugging a violation. */

@@ -1,6 +1,7 @@
 package dev.herald.guarantees;
 
 import dev.herald.NoticeDefinition;
+import dev.herald.Ordering;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,6 +37,10 @@ final class Scenario {
           NoticeDefinition.builder("flaky").handler("flaky").retry("200ms, 500ms").maxAttempts(3).build()),
       new Definition("brittle", Kind.FAILING,
           NoticeDefinition.builder("brittle").handler("brittle").retry("200ms").maxAttempts(1).build()),
+      // Ordered per key, passing over a DEAD head so that every key settles.
+      new Definition("sequenced", Kind.FAILING,
+          NoticeDefinition.builder("sequenced").handler("sequenced").retry("200ms").maxAttempts(3)
+              .ordered(Ordering.SKIP).build()),
       new Definition("confirm", Kind.CONFIRM,
           NoticeDefinition.builder("confirm").handler("confirm").retry("300ms").maxAttempts(4)
               .confirmWithin(Duration.ofSeconds(1)).build()));
@@ -153,7 +158,7 @@ final class Scenario {
 
   private static String pickDefinition(Random r) {
     double p = r.nextDouble();
-    return p < 0.35 ? "steady" : p < 0.65 ? "flaky" : p < 0.75 ? "brittle" : "confirm";
+    return p < 0.33 ? "steady" : p < 0.60 ? "flaky" : p < 0.69 ? "brittle" : p < 0.75 ? "sequenced" : "confirm";
   }
 
   /** Operator calls on one notice, timed to race its deliveries (around its fire time). */
@@ -197,6 +202,11 @@ final class Scenario {
         yield new Behaviour(latency, Result.DELIVER, c, 20 + r.nextLong(181));
       }
     };
+  }
+
+  /** The ordering key of notice {@code n} of an ordered definition: a few keys, so that lines form. */
+  static String orderingKey(int n) {
+    return "key-" + n % 8;
   }
 
   static String payload(int n, int version) {
