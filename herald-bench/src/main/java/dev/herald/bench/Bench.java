@@ -307,6 +307,27 @@ public final class Bench {
         t.row(db, String.format("webhooks: lateness p99 ms at %,.0f/s", hwl.get().metric("rate_achieved")), p99, dp99,
             ratio(p99, dp99), "-", "-");
       }
+      for (int batch : new int[] {100, 1000}) {
+        String hv = "batch" + batch + "-future";
+        // the issue counts Herald's worst run against the others' best
+        Optional<Result> hi = best(all, r -> is(r, "intake", "herald", db) && r.variant().equals(hv), "notices_per_s", false);
+        Optional<Result> di = best(all, r -> is(r, "intake", "db-scheduler", db) && r.variant().equals("dbs-batch" + batch),
+            "notices_per_s", true);
+        Optional<Result> ji = best(all, r -> is(r, "intake", "jdbc", db) && r.variant().equals("jdbc-batch" + batch),
+            "notices_per_s", true);
+        if (hi.isPresent() && di.isPresent()) {
+          double ratio = ratio(hi.get().metric("notices_per_s"), di.get().metric("notices_per_s"));
+          t.row(db, "intake, batches of " + batch + ": Herald worst vs db-scheduler scheduleBatch best",
+              hi.get().metric("notices_per_s"), di.get().metric("notices_per_s"), ratio, ">= 1.5x",
+              ratio >= 1.5 ? "yes" : "no");
+        }
+        if (hi.isPresent() && ji.isPresent()) {
+          double ratio = ratio(hi.get().metric("notices_per_s"), ji.get().metric("notices_per_s"));
+          t.row(db, "intake, batches of " + batch + ": Herald worst vs plain JDBC batch insert best (roof)",
+              hi.get().metric("notices_per_s"), ji.get().metric("notices_per_s"), ratio, ">= 0.6",
+              ratio >= 0.6 ? "yes" : "no");
+        }
+      }
       List<Result> scale = all.stream().filter(r -> is(r, "scale", "herald", db) && r.ok()).toList();
       Optional<Result> heapBig = scale.stream().filter(r -> r.variant().startsWith("heap/") && !r.variant().endsWith("empty"))
           .reduce((a, b) -> b);
@@ -317,6 +338,18 @@ public final class Bench {
             heapEmpty.map(r -> r.metric("heap_used_mb")).orElse(Double.NaN),
             ratio(heap, heapEmpty.map(r -> r.metric("heap_used_mb")).orElse(Double.NaN)), "< 512 MB",
             heap < 512 ? "yes" : "no");
+      }
+      Optional<Result> startBig = scale.stream().filter(r -> r.variant().startsWith("heap/") && !r.variant().endsWith("empty"))
+          .max(java.util.Comparator.comparingDouble(r -> r.metric("start_ms")));
+      if (startBig.isPresent()) {
+        double ms = startBig.get().metric("start_ms");
+        double empty = heapEmpty.map(r -> r.metric("start_ms")).orElse(Double.NaN);
+        t.row(db, "start() ms (worst) after a crash, beside " + startBig.get().variant().substring(5) + " backlog", ms,
+            empty, ratio(ms, empty), "< 100 ms", ms < 100 ? "yes" : "no");
+        double held = startBig.get().metric("release_held_ms");
+        double whole = startBig.get().metric("release_all_ms");
+        t.row(db, "release of a node's notices: bounded by due time vs whole table (ms)", held, whole,
+            ratio(held, whole), "-", "-");
       }
       Optional<Result> burnEmpty = scale.stream().filter(r -> r.variant().equals("burn-down/empty")).reduce((a, b) -> b);
       Optional<Result> burnBig = scale.stream().filter(r -> r.variant().startsWith("burn-down/")

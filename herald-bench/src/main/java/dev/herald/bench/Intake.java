@@ -1,11 +1,16 @@
 package dev.herald.bench;
 
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import dev.herald.DeliveryResult;
 import dev.herald.Herald;
 import dev.herald.NoticeRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * on a running engine. Variants: batches of 100 in one caller transaction ({@code inTransaction(tx ->
  * tx.enqueueAll(...))}) or one notice per {@code enqueue}; due in an hour (intake alone) or due now
  * (intake while the engine delivers them: pre-claim, confirm, fire). {@code jdbc-batch100} is the
- * reference: the same rows written with plain JDBC batches, 100 per transaction.
+ * reference: the same rows written with plain JDBC batches, 100 per transaction (the intake roof);
+ * {@code dbs-batch100} the baseline: db-scheduler's {@code scheduleBatch} of as many executions.
+ * Batches of 1,000: {@code batch1000-future}, {@code jdbc-batch1000}, {@code dbs-batch1000}.
  *
  * <p>TODO(http-api): the HTTP batch-create API comes with the server module; add it here as a variant
  * (a client posting batches of 100 to a local server) once that module exists.
@@ -29,31 +36,60 @@ final class Intake {
 
   static void run(Bench.Ctx ctx, BenchDb db) {
     Options o = ctx.o();
+    if (o.jitWarmup > 0) {
+      // not recorded: as in the other cases, the first measured run of a system must not be the one that
+      // pays for the JIT compiler; each system's path is warmed for a short while
+      for (String variant : List.of("batch100-future", "jdbc-batch100", "dbs-batch100")) {
+        System.out.printf("  warm-up, not recorded: intake %s for %.1f s%n", variant, WARMUP_SECONDS);
+        try (BenchDb.Space space = db.open(CASE + "-warmup"); Progress.Quiet q = Progress.quiet()) {
+          variant(ctx.quiet(), db, space, variant, WARMUP_SECONDS);
+        }
+      }
+    }
     for (int r = 0; r < o.repeat; r++) {
       for (String variant : o.intakeVariants) {
         Result result;
         try (BenchDb.Space space = db.open(CASE + "-" + variant)) {
-          result = variant(ctx, db, space, variant);
+          result = variant(ctx, db, space, variant, o.intakeSeconds);
         }
         ctx.add(result, db);
       }
     }
   }
 
-  private static Result variant(Bench.Ctx ctx, BenchDb db, BenchDb.Space space, String variant) {
-    Options o = ctx.o();
-    boolean raw = variant.startsWith("jdbc-");
-    int batch = variant.contains("batch100") ? 100 : 1;
-    boolean future = variant.endsWith("-future");
-    if (!java.util.Set.of("batch100-future", "single-future", "batch100-due", "single-due", "jdbc-batch100")
-        .contains(variant)) {
-      throw new BenchException("unknown intake variant '" + variant
-          + "': batch100-future, single-future, batch100-due, single-due or jdbc-batch100");
+  /** A variant's name read: {@code batch<N>-future|due}, {@code single-future|due}, {@code jdbc-batch<N>}, {@code dbs-batch<N>}. */
+  record Shape(String system, int batch, boolean future) {
+    static Shape of(String variant) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:batch(\\d+)|single)-(future|due)").matcher(variant);
+      if (m.matches()) {
+        return new Shape("herald", m.group(1) == null ? 1 : Integer.parseInt(m.group(1)), m.group(2).equals("future"));
+      }
+      m = java.util.regex.Pattern.compile("(jdbc|dbs)-batch(\\d+)").matcher(variant);
+      if (m.matches()) {
+        return new Shape(m.group(1).equals("jdbc") ? "jdbc" : "db-scheduler", Integer.parseInt(m.group(2)), true);
+      }
+      throw new BenchException("unknown intake variant '" + variant + "': batch<N>-future, batch<N>-due, single-future,"
+          + " single-due, jdbc-batch<N> (the plain JDBC roof) or dbs-batch<N> (db-scheduler's scheduleBatch)");
     }
+  }
+
+  private static final double WARMUP_SECONDS = 2;
+
+  private static Result variant(Bench.Ctx ctx, BenchDb db, BenchDb.Space space, String variant, double seconds) {
+    Options o = ctx.o();
+    Shape shape = Shape.of(variant);
+    boolean raw = shape.system().equals("jdbc");
+    boolean dbs = shape.system().equals("db-scheduler");
+    int batch = shape.batch();
+    boolean future = shape.future();
     Systems.HeraldCounter counter = new Systems.HeraldCounter();
-    Result.Builder rb = Result.of(CASE, raw ? "jdbc" : "herald", variant, db.kind()).settings(Systems.heraldSettings(o))
-        .setting("batch", batch).setting("producers", o.intakeProducers).setting("duration_s", o.intakeSeconds)
+    Result.Builder rb = Result.of(CASE, shape.system(), variant, db.kind())
+        .settings(dbs ? Systems.dbsSettings(o, db) : Systems.heraldSettings(o))
+        .setting("batch", batch).setting("producers", o.intakeProducers).setting("duration_s", seconds)
         .setting("due", raw ? "n/a" : future ? "in 1 h (not delivered during the run)" : "now (delivered during the run)");
+    if (dbs) {
+      return dbScheduler(ctx, db, space, variant, batch, rb, seconds);
+    }
     try (Herald herald = Systems.herald(o, db, space.dataSource(), c -> DeliveryResult.delivered(), counter)) {
       if (!raw) {
         herald.start();
@@ -74,12 +110,12 @@ final class Intake {
         work = seq -> herald.enqueue(request(seq, delay));
       }
       System.out.printf("  %s %s on %s: %d callers for %s s%n", CASE, variant, db.kind(), o.intakeProducers,
-          o.intakeSeconds);
+          seconds);
       Loop loop;
       Map<String, Long> before = db.counters();
       try (Jfr jfr = Jfr.start(o, CASE + "-" + variant + "-" + db.kind());
           WallProfiler wall = WallProfiler.start(o, CASE + " " + variant)) {
-        loop = closedLoop(CASE + " " + variant, o.intakeProducers, o.intakeSeconds, batch, work);
+        loop = closedLoop(CASE + " " + variant, o.intakeProducers, seconds, batch, work);
       }
       BenchDb.perDelivery(rb, before, db.counters(), loop.totalNotices);
       long deliveredDuringRun = counter.succeeded.get();
@@ -107,6 +143,53 @@ final class Intake {
       }
       return rb.build();
     }
+  }
+
+  /**
+   * db-scheduler's batch scheduling ({@code SchedulerClient.scheduleBatch}) of {@code batch} one-time
+   * executions due in an hour, on a started scheduler, by the same callers.
+   */
+  private static Result dbScheduler(Bench.Ctx ctx, BenchDb db, BenchDb.Space space, String variant, int batch,
+      Result.Builder rb, double seconds) {
+    Options o = ctx.o();
+    Rows.createDbSchedulerTable(space.dataSource(), db.kind());
+    OneTimeTask<Void> task = Tasks.oneTime(Rows.DBS_TASK).execute((inst, c) -> {});
+    Scheduler scheduler = Systems.dbScheduler(o, db, space.dataSource(), task, new Systems.DbsCounter());
+    scheduler.start();
+    try {
+      Worker work = seq -> {
+        List<TaskInstance<?>> instances = new ArrayList<>(batch);
+        for (int i = 0; i < batch; i++) {
+          instances.add(task.instance(Long.toString(seq + i)));
+        }
+        scheduler.scheduleBatch(instances, Instant.now().plus(Duration.ofHours(1)));
+      };
+      System.out.printf("  %s %s on %s: %d callers for %s s%n", CASE, variant, db.kind(), o.intakeProducers,
+          seconds);
+      Loop loop;
+      Map<String, Long> before = db.counters();
+      try (Jfr jfr = Jfr.start(o, CASE + "-" + variant + "-" + db.kind());
+          WallProfiler wall = WallProfiler.start(o, CASE + " " + variant)) {
+        loop = closedLoop(CASE + " " + variant, o.intakeProducers, seconds, batch, work);
+      }
+      BenchDb.perDelivery(rb, before, db.counters(), loop.totalNotices);
+      return measured(rb, loop, batch);
+    } finally {
+      scheduler.stop();
+    }
+  }
+
+  private static Result measured(Result.Builder rb, Loop loop, int batch) {
+    rb.metric("notices", loop.measuredNotices)
+        .metric("seconds", loop.measuredSeconds)
+        .metric("notices_per_s", loop.measuredNotices / loop.measuredSeconds)
+        .metric("transactions_per_s", loop.measuredNotices / (double) batch / loop.measuredSeconds);
+    loop.latency.into(rb.metricsView(), "call_");
+    rb.metric("failures", loop.failures);
+    if (loop.failures > 0) {
+      rb.failed(loop.failures + " calls failed, first: " + loop.firstFailure);
+    }
+    return rb.build();
   }
 
   private static NoticeRequest request(long seq, Duration delay) {

@@ -36,7 +36,8 @@ final class Options {
   // intake
   double intakeSeconds = 10;
   int intakeProducers = 8;
-  List<String> intakeVariants = List.of("batch100-future", "single-future", "batch100-due", "single-due", "jdbc-batch100");
+  List<String> intakeVariants = List.of("batch100-future", "batch1000-future", "single-future", "batch100-due",
+      "single-due", "jdbc-batch100", "jdbc-batch1000", "dbs-batch100", "dbs-batch1000");
 
   // scale
   int scaleN = 5_000_000;
@@ -288,14 +289,16 @@ final class Options {
           --out FILE           results file, one JSON line per result   (herald-bench/results/results.jsonl)
           --repeat K           run each measurement K times; tables show every run, ratios the best (1)
           --timeout S          give up on one measurement after S seconds                       (1800)
-          --jit-warmup N       before burn-down, roof, scale: an unrecorded run of N per system (20k; 0 = none)
+          --jit-warmup N       before burn-down, roof, scale: an unrecorded run of N per system (20k; 0 = none);
+                               before intake: 2 s of each system unrecorded (0 = none)
           --no-progress        no progress lines on long runs
 
           burn-down / roof:    --n 200k
           lateness:            --rate 1000 (notices/s)  --duration 30 (s, measured)  --warmup 5 (s, not measured)
                                --delay 2 (s, fire time after creation)  --producers 16 (threads creating)
           intake:              --intake-duration 10  --intake-producers 8
-                               --intake-variants batch100-future,single-future,batch100-due,single-due,jdbc-batch100
+                               --intake-variants batch100-future,batch1000-future,single-future,batch100-due,
+                                 single-due,jdbc-batch100,jdbc-batch1000,dbs-batch100,dbs-batch1000
           scale:               --scale-n 5m (future rows)  --scale-due 20k (burn-down beside them)
                                --scale-rate 500 --scale-duration 20 (due stream beside them)
                                --scale-idle-ms 3000 (engine started and idle before the heap is measured)

@@ -24,6 +24,9 @@ import javax.sql.DataSource;
 
 /** Herald and db-scheduler, built the same way for every case, and what counts their finished work. */
 final class Systems {
+  /** Herald's node id in every case. */
+  static final String NODE_ID = "bench-node";
+
   static final String HANDLER = "noop";
 
   private Systems() {}
@@ -55,7 +58,7 @@ final class Systems {
       }
       return b
           .dataSource(ds)
-          .nodeId("bench-node")
+          .nodeId(NODE_ID)
           .define(setup.definition())
           .handler(HANDLER, handler)
           .listener(listener)

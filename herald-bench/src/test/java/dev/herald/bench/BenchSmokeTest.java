@@ -53,7 +53,8 @@ class BenchSmokeTest {
         "burn-down/herald", "burn-down/db-scheduler",
         "lateness/herald", "lateness/db-scheduler",
         "webhooks/herald", "webhooks/db-scheduler", "webhooks/herald", "webhooks/db-scheduler",
-        "intake/herald", "intake/herald", "intake/herald", "intake/herald", "intake/jdbc",
+        "intake/herald", "intake/herald", "intake/herald", "intake/herald", "intake/herald", "intake/jdbc",
+        "intake/jdbc", "intake/db-scheduler", "intake/db-scheduler",
         "scale/herald", "scale/herald", "scale/herald", "scale/herald", "scale/herald", "scale/herald",
         "roof/jdbc", "roof/jdbc", "roof/jdbc");
     for (Map<String, Object> m : lines) {
