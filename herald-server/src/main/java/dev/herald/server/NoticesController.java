@@ -16,6 +16,7 @@ import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.channel.http.HttpChannel;
+import dev.herald.schedule.DurationText;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -139,6 +140,7 @@ class NoticesController {
     if (fireAt != null && delay != null) {
       throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
     }
+    refuseBeyondHorizon(fireAt, delay, path);
     if (definition == null && url == null) {
       throw ApiException.invalid(child(path, "definition"),
           "is required unless callbackUrl is given (a direct callback uses definition '"
@@ -168,6 +170,24 @@ class NoticesController {
       r = r.delay(delay);
     }
     return r;
+  }
+
+  /**
+   * Refuses fire times further ahead than {@code herald.server.max-schedule-ahead}: a year such as
+   * +999999 is a typo, not a plan, and would sit in the table for ever.
+   */
+  private void refuseBeyondHorizon(Instant fireAt, Duration delay, String path) {
+    Duration horizon = properties.getMaxScheduleAhead();
+    Instant now = herald.clock().instant();
+    Instant limit = now.plus(horizon);
+    String limitText = "more than " + DurationText.format(horizon)
+        + " ahead (herald.server.max-schedule-ahead); the latest accepted now is " + limit;
+    if (fireAt != null && fireAt.isAfter(limit)) {
+      throw ApiException.invalid(child(path, "fireAt"), "'" + fireAt + "' is " + limitText);
+    }
+    if (delay != null && delay.compareTo(horizon) > 0) {
+      throw ApiException.invalid(child(path, "delay"), "'" + DurationText.format(delay) + "' is " + limitText);
+    }
   }
 
   /** The SSRF guard and URL syntax, before anything is written. */
@@ -228,6 +248,7 @@ class NoticesController {
         if (fireAt != null && delay != null) {
           throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
         }
+        refuseBeyondHorizon(fireAt, delay, path);
         String url = JsonInput.text(o, path, "callbackUrl");
         if (url != null) {
           checkUrl(url, child(path, "callbackUrl"));

@@ -153,6 +153,7 @@ public final class HttpChannel implements Channel {
    */
   public void validate(NoticeDefinition definition) {
     validateTarget(definition.target());
+    HttpOptions.refuseUnknown(definition);
     HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
   }
 

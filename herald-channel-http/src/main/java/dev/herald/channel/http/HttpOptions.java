@@ -4,6 +4,8 @@ import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
 import java.time.Duration;
+import java.util.List;
+import java.util.TreeSet;
 
 /**
  * A definition's HTTP options, read and checked.
@@ -22,6 +24,24 @@ record HttpOptions(Duration timeout, String expectedBody, Signer signer, Duratio
   static final String MAX_CONCURRENCY = "max-concurrency";
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
+
+  /** Every option this channel reads; a definition that sets another is refused when it is saved. */
+  static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY);
+
+  /**
+   * Refuses options this channel does not read: a misspelt one would otherwise be stored and silently
+   * ignored. Only when a definition is saved, so that one stored before an option was retired still delivers.
+   *
+   * @throws InvalidInputException naming {@code options.<key>}
+   */
+  static void refuseUnknown(NoticeDefinition d) {
+    for (String key : new TreeSet<>(d.options().keySet())) {
+      if (!KNOWN.contains(key)) {
+        throw new InvalidInputException("options." + key, "unknown option of channel http; the known ones are "
+            + String.join(", ", KNOWN));
+      }
+    }
+  }
 
   /** @throws InvalidInputException naming {@code options.<key>} */
   static HttpOptions of(NoticeDefinition d, Duration defaultTimeout, int defaultConcurrency) {
