@@ -41,6 +41,8 @@ final class EndpointState {
   private String openReason;
   private long lastFailureAt = Long.MIN_VALUE;
   private volatile long lastUsed = Long.MIN_VALUE;
+  /** System.nanoTime() of the last response from this endpoint; 0 if none yet. */
+  private volatile long lastAnswerNanos;
 
   EndpointState(Endpoint endpoint, CircuitSettings settings) {
     this.endpoint = endpoint;
@@ -63,6 +65,17 @@ final class EndpointState {
         return true;
       }
     }
+  }
+
+  /** Notes that a response arrived (its connection may now be kept alive in the client's pool). */
+  void answered(long nanos) {
+    lastAnswerNanos = nanos;
+  }
+
+  /** Whether a response arrived at or after {@code nanos}: only then can a kept-alive connection exist. */
+  boolean answeredSince(long nanos) {
+    long last = lastAnswerNanos;
+    return last != 0 && last - nanos >= 0;
   }
 
   void release() {
