@@ -3,6 +3,7 @@ package dev.herald.channel.http;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
 import java.net.InetAddress;
@@ -12,14 +13,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -66,6 +71,9 @@ public final class HttpChannel implements Channel {
   private final WebhookExchange exchange;
   private final ExecutorService executor;
   private final Endpoints endpoints;
+  private final Map<Endpoint, Rate> endpointRates = new ConcurrentHashMap<>();
+  private final Rate defaultRate;
+  private final EndpointListener listener;
   private volatile boolean closed;
 
   private HttpChannel(Builder b) {
@@ -76,10 +84,13 @@ public final class HttpChannel implements Channel {
     this.maxConcurrencyPerEndpoint = b.maxConcurrencyPerEndpoint;
     this.busyDelay = b.busyDelay;
     this.circuitSettings = new CircuitSettings(b.failureThreshold, b.failureRate, b.minimumCalls, b.rateWindow,
-        b.openFor, b.probeWait);
+        b.openFor, b.probeWait, b.disableAfter, b.disabledRecheck);
+    this.listener = b.listener;
     this.clock = b.clock;
     this.endpoints = new Endpoints(circuitSettings, b.clock, b.endpointSoftCap, b.endpointIdleAfter);
     this.userAgent = b.userAgent;
+    this.defaultRate = b.defaultRate;
+    this.endpointRates.putAll(b.endpointRates);
     this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
     HttpClient.Builder cb = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_2) // negotiated by ALPN over TLS; falls back to HTTP/1.1
@@ -165,17 +176,27 @@ public final class HttpChannel implements Channel {
           "definition '" + delivery.definition().name() + "' has a bad option: " + e.getMessage()
               + "\n(no request sent; fix the definition and the next attempt uses it)"));
     }
-    EndpointState endpoint = endpoints.acquire(target.endpoint(), options.maxConcurrency());
-    if (endpoint == null) {
+    Rate rate = rateOf(target.endpoint(), options);
+    Endpoints.Entry entry =
+        endpoints.enter(target.endpoint(), options.maxConcurrency(), rate, delivery.notice().id(), System.nanoTime());
+    if (entry.rateWaitNanos() > 0) {
+      Duration wait = Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(entry.rateWaitNanos() + 999_999)));
+      return CompletableFuture.completedFuture(DeliveryResult.defer(wait, "rate limit: " + target.endpoint()
+          + " is at its max-rate of " + rate + "; this notice's turn is in " + DurationText.format(wait)
+          + " (no request sent, no attempt counted)"));
+    }
+    if (!entry.entered()) {
       return CompletableFuture.completedFuture(DeliveryResult.defer(jittered(busyDelay),
           "endpoint busy: " + target.endpoint() + " has its limit of " + options.maxConcurrency()
               + " requests in flight; deferred, not queued"));
     }
+    EndpointState endpoint = entry.state();
     EndpointState.Admission admission = endpoint.admit(clock.millis());
     if (!admission.allowed()) {
       endpoint.release();
       return CompletableFuture.completedFuture(DeliveryResult.defer(admission.deferFor(), admission.reason()));
     }
+    endpoint.started(clock.millis(), rate);
     try {
       return CompletableFuture.supplyAsync(() -> attempt(delivery, target, options, endpoint, admission.probe()), executor);
     } catch (RejectedExecutionException e) {
@@ -183,6 +204,59 @@ public final class HttpChannel implements Channel {
       endpoint.release();
       return CompletableFuture.completedFuture(DeliveryResult.retry("HTTP channel '" + name + "' is closed"));
     }
+  }
+
+  /**
+   * Sets the rate limit of the endpoint (origin) of {@code url}, over any definition's {@code
+   * max-rate}; null removes it. At run time, e.g. from an operator's API.
+   *
+   * @throws InvalidInputException naming {@code url} or {@code maxRate}
+   */
+  public void maxRate(String url, String rate) {
+    Endpoint e = Target.parse(url).endpoint();
+    if (rate == null) {
+      endpointRates.remove(e);
+    } else {
+      endpointRates.put(e, Rate.parse(rate, "maxRate"));
+    }
+  }
+
+  /**
+   * Disables the endpoint (origin) of {@code url}: its notices wait, deferred without a request, until
+   * {@link #enable}. For an operator, or to restore a disabled flag stored before a restart.
+   *
+   * @param since when it was disabled (kept from the stored flag after a restart)
+   * @return false if it already was
+   */
+  public boolean disable(String url, String reason, java.time.Instant since) {
+    EndpointState s = endpoints.pin(Target.parse(url).endpoint());
+    return s.disable(since.toEpochMilli(), reason == null || reason.isBlank() ? "disabled by an operator" : reason);
+  }
+
+  /**
+   * Enables the endpoint (origin) of {@code url} again, with its circuit closed and its failures
+   * forgotten; waiting notices go at their next turn (within {@code disabledRecheck}).
+   *
+   * @return false if it was not disabled
+   */
+  public boolean enable(String url) {
+    EndpointState s = endpoints.get(Target.parse(url).endpoint());
+    return s != null && s.enable();
+  }
+
+  private void notifyDisabled(EndpointStatus status) {
+    try {
+      listener.onDisabled(status);
+    } catch (RuntimeException e) {
+      System.getLogger(HttpChannel.class.getName()).log(System.Logger.Level.WARNING,
+          "endpoint listener failed on " + status.endpoint(), e);
+    }
+  }
+
+  /** The rate limit in force for a delivery: the endpoint's own, else the definition's, else the channel's default. */
+  private Rate rateOf(Endpoint e, HttpOptions o) {
+    Rate own = endpointRates.get(e);
+    return own != null ? own : o.maxRate() != null ? o.maxRate() : defaultRate;
   }
 
   /** Shuts the HTTP client down, aborting requests still running, and stops the channel's threads. */
@@ -205,8 +279,12 @@ public final class HttpChannel implements Channel {
       if (outcome == null) { // an Error
         outcome = AttemptOutcome.neutral(null);
       }
-      endpoint.record(outcome.verdict(), probe, clock.millis(), outcome.pause(), outcome.failure());
+      long now = clock.millis();
+      boolean disabled = endpoint.record(outcome.verdict(), probe, now, outcome.pause(), outcome.failure());
       endpoint.release();
+      if (disabled) {
+        notifyDisabled(endpoint.status(now));
+      }
     }
     return outcome.result();
   }
@@ -227,6 +305,8 @@ public final class HttpChannel implements Channel {
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration defaultTimeout = Duration.ofSeconds(10);
     private int maxConcurrencyPerEndpoint = 16;
+    private Rate defaultRate;
+    private final Map<Endpoint, Rate> endpointRates = new HashMap<>();
     private Duration busyDelay = Duration.ofMillis(200);
     private int failureThreshold = 5;
     private double failureRate = 0.5;
@@ -234,6 +314,9 @@ public final class HttpChannel implements Channel {
     private Duration rateWindow = Duration.ofMinutes(1);
     private Duration openFor = Duration.ofSeconds(30);
     private Duration probeWait = Duration.ofSeconds(1);
+    private Duration disableAfter = Duration.ofDays(5);
+    private Duration disabledRecheck = Duration.ofMinutes(1);
+    private EndpointListener listener = new EndpointListener() {};
     private Clock clock = Clock.systemUTC();
     private int endpointSoftCap = 10_000;
     private Duration endpointIdleAfter = Duration.ofMinutes(10);
@@ -293,6 +376,24 @@ public final class HttpChannel implements Channel {
       return this;
     }
 
+    /**
+     * The rate limit of every endpoint where a definition has no {@code max-rate} option, e.g. {@code
+     * 100/s}; default none.
+     */
+    public Builder maxRatePerEndpoint(String rate) {
+      this.defaultRate = rate == null ? null : Rate.parse(rate, "maxRatePerEndpoint");
+      return this;
+    }
+
+    /**
+     * The rate limit of one endpoint (the origin of {@code url}), over any definition's {@code
+     * max-rate}, e.g. {@code maxRate("https://api.sms.example", "50/s")}.
+     */
+    public Builder maxRate(String url, String rate) {
+      endpointRates.put(Target.parse(url).endpoint(), Rate.parse(rate, "maxRate"));
+      return this;
+    }
+
     /** How long a delivery to a busy endpoint is deferred (plus up to half as much jitter); default 200ms. */
     public Builder busyDelay(Duration d) {
       this.busyDelay = d;
@@ -325,6 +426,28 @@ public final class HttpChannel implements Channel {
     /** How long deliveries are deferred while a half-open circuit's probe runs; default 1s. */
     public Builder circuitProbeWait(Duration d) {
       this.probeWait = d;
+      return this;
+    }
+
+    /**
+     * How long an endpoint may fail without a single success (timeouts, connection errors, 5xx, 408,
+     * 429) before it is disabled: its notices then wait, neither attempted nor DEAD, until {@link
+     * HttpChannel#enable}; default 5 days.
+     */
+    public Builder disableAfter(Duration d) {
+      this.disableAfter = d;
+      return this;
+    }
+
+    /** How long a delivery to a disabled endpoint is deferred at a time; default 1 minute. */
+    public Builder disabledRecheck(Duration d) {
+      this.disabledRecheck = d;
+      return this;
+    }
+
+    /** Hears about endpoints being disabled (to alert, to store the flag); default none. */
+    public Builder endpointListener(EndpointListener l) {
+      this.listener = l;
       return this;
     }
 
@@ -368,6 +491,11 @@ public final class HttpChannel implements Channel {
       positive("circuitOpenFor", openFor);
       positive("circuitProbeWait", probeWait);
       positive("circuitFailureRate.window", rateWindow);
+      positive("disableAfter", disableAfter);
+      positive("disabledRecheck", disabledRecheck);
+      if (listener == null) {
+        throw new InvalidInputException("endpointListener", "must not be null");
+      }
       if (maxConcurrencyPerEndpoint < 1) {
         throw new InvalidInputException("maxConcurrencyPerEndpoint", "must be >= 1, was " + maxConcurrencyPerEndpoint);
       }

@@ -15,18 +15,22 @@ import java.util.TreeSet;
  * @param signer option {@code secrets}
  * @param maxRetryAfter option {@code max-retry-after}: cap on a receiver's Retry-After
  * @param maxConcurrency option {@code max-concurrency}: requests in flight to the endpoint
+ * @param maxRate option {@code max-rate}: requests per period to the endpoint; null for no limit
  */
-record HttpOptions(Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency) {
+record HttpOptions(
+    Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate) {
   static final String TIMEOUT = "timeout";
   static final String EXPECTED_BODY = "expected-body";
   static final String SECRETS = "secrets";
   static final String MAX_RETRY_AFTER = "max-retry-after";
   static final String MAX_CONCURRENCY = "max-concurrency";
+  static final String MAX_RATE = "max-rate";
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
 
   /** Every option this channel reads; a definition that sets another is refused when it is saved. */
-  static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY);
+  static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY,
+      MAX_RATE);
 
   /**
    * Refuses options this channel does not read: a misspelt one would otherwise be stored and silently
@@ -77,6 +81,8 @@ record HttpOptions(Duration timeout, String expectedBody, Signer signer, Duratio
         throw new InvalidInputException("options." + MAX_CONCURRENCY, "must be a whole number from 1 to 10000, was '" + m + "'");
       }
     }
-    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency);
+    String r = d.option(MAX_RATE, null);
+    Rate rate = r == null ? null : Rate.parse(r, "options." + MAX_RATE);
+    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency, rate);
   }
 }
