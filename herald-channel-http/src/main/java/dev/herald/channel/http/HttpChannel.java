@@ -207,6 +207,21 @@ public final class HttpChannel implements Channel {
   }
 
   /**
+   * The endpoint (origin) of {@code url} as this channel names it, e.g. {@code https://example.com:443}.
+   *
+   * @throws InvalidInputException naming {@code target} if it is not an http or https URL
+   */
+  public static String endpointOf(String url) {
+    return Target.parse(url).endpoint().toString();
+  }
+
+  /** The rate limit set for the endpoint (origin) of {@code url} itself, if any. */
+  public Optional<String> maxRate(String url) {
+    Rate r = endpointRates.get(Target.parse(url).endpoint());
+    return r == null ? Optional.empty() : Optional.of(r.toString());
+  }
+
+  /**
    * Sets the rate limit of the endpoint (origin) of {@code url}, over any definition's {@code
    * max-rate}; null removes it. At run time, e.g. from an operator's API.
    *

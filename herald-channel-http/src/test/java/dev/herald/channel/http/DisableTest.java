@@ -87,19 +87,28 @@ class DisableTest {
   @Test
   void aStoredDisabledFlagIsRestoredAfterARestart() throws Exception {
     receiver = new Receiver();
-    http = HttpChannel.builder().allow("127.0.0.0/8").clock(clock).build();
+    http = HttpChannel.builder().allow("127.0.0.0/8").clock(clock).maxRate(receiver.url("/"), "5/s").build();
     herald = Herald.builder().h2File(dir.resolve("herald")).clock(clock).nodeId("test-node").channel(http)
         .define(NoticeDefinition.builder("cb").channel("http", receiver.url("/hook")).build())
         .build();
     assertThat(http.disable(receiver.url("/"), "maintenance", clock.instant())).isTrue();
     Notice n = herald.enqueue("cb", "{}");
-    new ManualRunner(herald, clock).runDue();
+    ManualRunner runner = new ManualRunner(herald, clock);
+    runner.runDue();
     assertThat(receiver.count()).isZero();
     assertThat(detail(n).attempts()).isEmpty();
     assertThat(http.endpoints()).singleElement().satisfies(s -> {
       assertThat(s.disabled()).isTrue();
       assertThat(s.disabledReason()).isEqualTo("maintenance");
     });
+    assertThat(http.enable(receiver.url("/"))).isTrue();
+    clock.advance(Duration.ofMinutes(1));
+    for (int i = 0; i < 5 && detail(n).notice().status() != NoticeStatus.SUCCEEDED; i++) {
+      runner.runDue(); // a turn under the rate limit may be a few hundred ms away
+      Thread.sleep(250);
+      clock.advance(Duration.ofMillis(250));
+    }
+    assertThat(detail(n).notice().status()).as(detail(n).toString()).isEqualTo(NoticeStatus.SUCCEEDED);
   }
 
   private NoticeDetail detail(Notice n) {
