@@ -206,6 +206,11 @@ final class EndpointState {
     return was;
   }
 
+  /** Whether deliveries are held back now without a request: disabled, or circuit open. */
+  synchronized boolean blocked(long now) {
+    return disabled || (circuit == EndpointStatus.Circuit.OPEN && now < openUntil);
+  }
+
   synchronized boolean disabled() {
     return disabled;
   }

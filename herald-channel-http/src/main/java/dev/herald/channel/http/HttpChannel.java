@@ -122,7 +122,9 @@ public final class HttpChannel implements Channel {
    */
   @Override
   public void validateTarget(String target) {
-    policy.validate(target);
+    for (Target t : FailoverTargets.parse(target, "target")) {
+      policy.validate(t.uri().toString());
+    }
   }
 
   /**
@@ -136,7 +138,14 @@ public final class HttpChannel implements Channel {
   public void validate(NoticeDefinition definition) {
     validateTarget(definition.target());
     HttpOptions.refuseUnknown(definition);
-    HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
+    HttpOptions options = HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
+    for (Target t : options.fallbackTargets()) {
+      try {
+        policy.validate(t.uri().toString());
+      } catch (InvalidInputException e) {
+        throw new InvalidInputException("options." + HttpOptions.FALLBACK_TARGETS, e.reason());
+      }
+    }
   }
 
   /**
@@ -162,12 +171,6 @@ public final class HttpChannel implements Channel {
     if (closed) {
       return CompletableFuture.completedFuture(DeliveryResult.retry("HTTP channel '" + name + "' is closed"));
     }
-    Target target;
-    try {
-      target = Target.parse(delivery.target());
-    } catch (InvalidInputException e) {
-      return CompletableFuture.completedFuture(DeliveryResult.fail("target: " + e.reason() + "\n(no request sent)"));
-    }
     HttpOptions options;
     try {
       options = HttpOptions.of(delivery.definition(), defaultTimeout, maxConcurrencyPerEndpoint);
@@ -176,6 +179,15 @@ public final class HttpChannel implements Channel {
           "definition '" + delivery.definition().name() + "' has a bad option: " + e.getMessage()
               + "\n(no request sent; fix the definition and the next attempt uses it)"));
     }
+    List<Target> targets;
+    try {
+      targets = FailoverTargets.of(delivery, options);
+    } catch (InvalidInputException e) {
+      return CompletableFuture.completedFuture(DeliveryResult.fail("target: " + e.reason() + "\n(no request sent)"));
+    }
+    int chosen = choose(targets, delivery.attempt(), options.failoverAfter());
+    Target target = targets.get(chosen);
+    String failover = chosen == 0 ? null : failoverNote(targets, chosen, delivery.attempt(), options.failoverAfter());
     Rate rate = rateOf(target.endpoint(), options);
     Endpoints.Entry entry =
         endpoints.enter(target.endpoint(), options.maxConcurrency(), rate, delivery.notice().id(), System.nanoTime());
@@ -198,7 +210,8 @@ public final class HttpChannel implements Channel {
     }
     endpoint.started(clock.millis(), rate);
     try {
-      return CompletableFuture.supplyAsync(() -> attempt(delivery, target, options, endpoint, admission.probe()), executor);
+      return CompletableFuture.supplyAsync(
+          () -> attempt(delivery, target, failover, options, endpoint, admission.probe()), executor);
     } catch (RejectedExecutionException e) {
       endpoint.record(EndpointState.Verdict.NEUTRAL, admission.probe(), clock.millis(), null, null);
       endpoint.release();
@@ -268,6 +281,41 @@ public final class HttpChannel implements Channel {
     }
   }
 
+  /**
+   * Which target takes this attempt: the one its failed attempts have moved it to ({@code
+   * failoverAfter} per target), or a later one while that one's endpoint is open or disabled. When
+   * every later one is too, the one its attempts point at (which defers).
+   */
+  private int choose(List<Target> targets, int attempt, int failoverAfter) {
+    int start = Math.min((attempt - 1) / failoverAfter, targets.size() - 1);
+    long now = clock.millis();
+    for (int i = start; i < targets.size(); i++) {
+      EndpointState s = endpoints.get(targets.get(i).endpoint());
+      if (s == null || !s.blocked(now)) {
+        return i;
+      }
+    }
+    return start;
+  }
+
+  /** The attempt log's line on why a fail-over target takes this attempt. */
+  private String failoverNote(List<Target> targets, int chosen, int attempt, int failoverAfter) {
+    int byFailures = Math.min((attempt - 1) / failoverAfter, targets.size() - 1);
+    StringBuilder why = new StringBuilder("fail-over: target ").append(chosen + 1).append(" of ")
+        .append(targets.size()).append(" (").append(targets.get(chosen).uri()).append(") takes this attempt");
+    if (byFailures > 0) {
+      why.append("; ").append(byFailures * failoverAfter).append(" failed attempts moved it past ")
+          .append(byFailures == 1 ? "the first target" : "the first " + byFailures + " targets")
+          .append(" (option failover-after ").append(failoverAfter).append(')');
+    }
+    for (int i = byFailures; i < chosen; i++) {
+      EndpointState s = endpoints.get(targets.get(i).endpoint());
+      why.append("; ").append(targets.get(i).endpoint()).append(s != null && s.disabled() ? " is disabled"
+          : " has its circuit open");
+    }
+    return why.toString();
+  }
+
   /** The rate limit in force for a delivery: the endpoint's own, else the definition's, else the channel's default. */
   private Rate rateOf(Endpoint e, HttpOptions o) {
     Rate own = endpointRates.get(e);
@@ -284,10 +332,11 @@ public final class HttpChannel implements Channel {
 
   // ------------------------------------------------------------------------------------ attempt
 
-  private DeliveryResult attempt(Delivery d, Target t, HttpOptions o, EndpointState endpoint, boolean probe) {
+  private DeliveryResult attempt(
+      Delivery d, Target t, String failover, HttpOptions o, EndpointState endpoint, boolean probe) {
     AttemptOutcome outcome = null;
     try {
-      outcome = exchange.run(d, t, o, endpoint);
+      outcome = exchange.run(d, t, failover, o, endpoint);
     } catch (RuntimeException e) {
       outcome = AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + e));
     } finally {

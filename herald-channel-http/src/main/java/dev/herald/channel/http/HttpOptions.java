@@ -16,21 +16,27 @@ import java.util.TreeSet;
  * @param maxRetryAfter option {@code max-retry-after}: cap on a receiver's Retry-After
  * @param maxConcurrency option {@code max-concurrency}: requests in flight to the endpoint
  * @param maxRate option {@code max-rate}: requests per period to the endpoint; null for no limit
+ * @param fallbackTargets option {@code fallback-targets}: where the definition's notices go when its target fails
+ * @param failoverAfter option {@code failover-after}: failed attempts on a target before the next one is tried
  */
 record HttpOptions(
-    Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate) {
+    Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate,
+    List<Target> fallbackTargets, int failoverAfter) {
   static final String TIMEOUT = "timeout";
   static final String EXPECTED_BODY = "expected-body";
   static final String SECRETS = "secrets";
   static final String MAX_RETRY_AFTER = "max-retry-after";
   static final String MAX_CONCURRENCY = "max-concurrency";
   static final String MAX_RATE = "max-rate";
+  static final String FALLBACK_TARGETS = "fallback-targets";
+  static final String FAILOVER_AFTER = "failover-after";
+  static final int DEFAULT_FAILOVER_AFTER = 3;
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
 
   /** Every option this channel reads; a definition that sets another is refused when it is saved. */
   static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY,
-      MAX_RATE);
+      MAX_RATE, FALLBACK_TARGETS, FAILOVER_AFTER);
 
   /**
    * Refuses options this channel does not read: a misspelt one would otherwise be stored and silently
@@ -83,6 +89,21 @@ record HttpOptions(
     }
     String r = d.option(MAX_RATE, null);
     Rate rate = r == null ? null : Rate.parse(r, "options." + MAX_RATE);
-    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency, rate);
+    String f = d.option(FALLBACK_TARGETS, null);
+    List<Target> fallbacks = f == null ? List.of() : FailoverTargets.parse(f, "options." + FALLBACK_TARGETS);
+    int failoverAfter = DEFAULT_FAILOVER_AFTER;
+    String a = d.option(FAILOVER_AFTER, null);
+    if (a != null) {
+      try {
+        failoverAfter = Integer.parseInt(a.strip());
+      } catch (NumberFormatException e) {
+        failoverAfter = -1;
+      }
+      if (failoverAfter < 1 || failoverAfter > 1000) {
+        throw new InvalidInputException("options." + FAILOVER_AFTER, "must be a whole number from 1 to 1000, was '" + a + "'");
+      }
+    }
+    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency, rate,
+        fallbacks, failoverAfter);
   }
 }

@@ -47,7 +47,10 @@ final class WebhookExchange {
     this.keepAliveNanos = TimeUnit.SECONDS.toNanos(clientKeepAliveSeconds() + 1);
   }
 
-  AttemptOutcome run(Delivery d, Target t, HttpOptions o, EndpointState endpoint) {
+  /**
+   * @param failover why a fail-over target takes this attempt, for the attempt log; null for the first target
+   */
+  AttemptOutcome run(Delivery d, Target t, String failover, HttpOptions o, EndpointState endpoint) {
     long t0 = System.nanoTime();
     InetAddress[] addresses;
     try {
@@ -65,6 +68,9 @@ final class WebhookExchange {
     // (networkaddress.cache.ttl, 30 s by default) that is the answer checked above. See README.
 
     StringBuilder log = new StringBuilder(512);
+    if (failover != null) {
+      log.append(failover).append('\n');
+    }
     HttpRequest request = request(d, t, o, log);
     long deadline = t0 + o.timeout().toNanos();
     for (int resends = 0; ; resends++) {

@@ -40,7 +40,8 @@ class RateLimitTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> receiver.count() == 60);
 
         List<Long> at = arrivals(receiver);
-        assertThat(maxInAnySecond(at)).isLessThanOrEqualTo(30 + 3 + 1);
+        // 30/s and a burst of 3 at dispatch; arrivals may bunch a little more (thread and network jitter)
+        assertThat(maxInAnySecond(at)).isLessThanOrEqualTo(36);
         // from the second request on: the first one may wait for the HTTP client's cold start
         assertThat(at.getLast() - at.get(1)).as("60 requests at 30/s").isGreaterThan(1_500L);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
