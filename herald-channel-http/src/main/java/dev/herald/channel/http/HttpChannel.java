@@ -72,6 +72,8 @@ public final class HttpChannel implements Channel {
   private final ExecutorService executor;
   private final Endpoints endpoints;
   private final Map<Endpoint, Rate> endpointRates = new ConcurrentHashMap<>();
+  /** Read options and targets per definition name, valid while the engine hands over the same definition object. */
+  private final Map<String, ReadDefinition> readDefinitions = new ConcurrentHashMap<>();
   private final Rate defaultRate;
   private final EndpointListener listener;
   private volatile boolean closed;
@@ -171,17 +173,19 @@ public final class HttpChannel implements Channel {
     if (closed) {
       return CompletableFuture.completedFuture(DeliveryResult.retry("HTTP channel '" + name + "' is closed"));
     }
-    HttpOptions options;
+    ReadDefinition read;
     try {
-      options = HttpOptions.of(delivery.definition(), defaultTimeout, maxConcurrencyPerEndpoint);
+      read = read(delivery.definition());
     } catch (InvalidInputException e) {
       return CompletableFuture.completedFuture(DeliveryResult.retry(
           "definition '" + delivery.definition().name() + "' has a bad option: " + e.getMessage()
               + "\n(no request sent; fix the definition and the next attempt uses it)"));
     }
+    HttpOptions options = read.options();
     List<Target> targets;
     try {
-      targets = FailoverTargets.of(delivery, options);
+      targets = delivery.notice().target() == null && read.targets() != null ? read.targets()
+          : FailoverTargets.of(delivery, options);
     } catch (InvalidInputException e) {
       return CompletableFuture.completedFuture(DeliveryResult.fail("target: " + e.reason() + "\n(no request sent)"));
     }
@@ -279,6 +283,30 @@ public final class HttpChannel implements Channel {
       System.getLogger(HttpChannel.class.getName()).log(System.Logger.Level.WARNING,
           "endpoint listener failed on " + status.endpoint(), e);
     }
+  }
+
+  /** A definition's options and targets, read once per definition object (parsing secrets and URLs costs). */
+  private record ReadDefinition(NoticeDefinition definition, HttpOptions options, List<Target> targets) {}
+
+  private ReadDefinition read(NoticeDefinition d) {
+    ReadDefinition r = readDefinitions.get(d.name());
+    if (r != null && r.definition() == d) {
+      return r;
+    }
+    HttpOptions options = HttpOptions.of(d, defaultTimeout, maxConcurrencyPerEndpoint);
+    List<Target> targets;
+    try {
+      List<Target> all = new ArrayList<>(FailoverTargets.parse(d.target(), "target"));
+      all.addAll(options.fallbackTargets());
+      targets = List.copyOf(all.size() > FailoverTargets.MAX_TARGETS ? all.subList(0, FailoverTargets.MAX_TARGETS) : all);
+    } catch (InvalidInputException e) {
+      targets = null; // a per-notice-target definition's placeholder; its notices carry their own
+    }
+    r = new ReadDefinition(d, options, targets);
+    if (readDefinitions.size() < 10_000) {
+      readDefinitions.put(d.name(), r);
+    }
+    return r;
   }
 
   /**
