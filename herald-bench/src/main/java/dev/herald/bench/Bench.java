@@ -90,6 +90,7 @@ public final class Bench {
                 case "lateness" -> Lateness.run(ctx, db);
                 case "webhooks" -> Webhooks.run(ctx, db);
                 case "webhooks-nginx" -> NginxWebhooks.run(ctx, db, tmp);
+                case "server" -> ServerCase.run(ctx, db, tmp);
                 case "intake" -> Intake.run(ctx, db);
                 case "scale" -> Scale.run(ctx, db);
                 case "roof" -> Roof.run(ctx, db);
@@ -189,6 +190,16 @@ public final class Bench {
               r.metrics().get("rate_target"), r.metric("rate_achieved"), r.metric("lateness_p50_ms"),
               r.metric("lateness_p99_ms"), r.metric("lateness_p999_ms"), r.metric("lateness_max_ms"),
               r.metric("hiccup_max_ms"), r.ok() ? "yes" : "NO");
+        }
+        yield t;
+      }
+      case "server" -> {
+        Table t = new Table(title + " (herald-server.jar in a child JVM; callbacks to nginx; lateness from its access log, ms)",
+            "variant", "notices/s", "received", "p50", "p99", "max", "ok");
+        for (Result r : mine) {
+          t.row(r.variant(), r.metrics().get("notices_per_s"), r.metrics().get("callbacks_received"),
+              r.metrics().get("lateness_p50_ms"), r.metrics().get("lateness_p99_ms"), r.metrics().get("lateness_max_ms"),
+              r.ok() ? "yes" : "NO");
         }
         yield t;
       }

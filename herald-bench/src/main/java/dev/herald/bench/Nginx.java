@@ -30,6 +30,11 @@ final class Nginx implements AutoCloseable {
 
   /** Starts nginx, or says how to install it and returns empty when it is missing. */
   static Optional<Nginx> start(Path tmp) {
+    return start(tmp, false);
+  }
+
+  /** With {@code log}, an access log of {@code <$msec> <webhook-id>} lines, to measure lateness at the receiver. */
+  static Optional<Nginx> start(Path tmp, boolean log) {
     if (!Files.isExecutable(Path.of(BINARY))) {
       System.out.println("  nginx not found at " + BINARY + ": case skipped. Install it with: " + INSTALL);
       return Optional.empty();
@@ -47,7 +52,8 @@ final class Nginx implements AutoCloseable {
           error_log %1$s/error.log warn;
           events { worker_connections 4096; }
           http {
-            access_log off;
+            log_format hook '$msec $http_webhook_id';
+            %3$s
             client_body_temp_path %1$s/body;
             proxy_temp_path %1$s/proxy;
             fastcgi_temp_path %1$s/fastcgi;
@@ -58,7 +64,7 @@ final class Nginx implements AutoCloseable {
               location / { return 200 "ok"; }
             }
           }
-          """.formatted(dir, port);
+          """.formatted(dir, port, log ? "access_log " + dir + "/access.log hook;" : "access_log off;");
       Path file = dir.resolve("nginx.conf");
       Files.writeString(file, conf);
       Process p = new ProcessBuilder(BINARY, "-c", file.toString(), "-p", dir.toString())
@@ -84,6 +90,11 @@ final class Nginx implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new BenchException("interrupted", e);
     }
+  }
+
+  /** The access log (with {@code log}). */
+  Path accessLog() {
+    return dir.resolve("access.log");
   }
 
   String url() {

@@ -11,8 +11,8 @@ import java.util.Map;
 
 /** Command-line settings of one bench run. Every one has a default; {@link #usage()} lists them. */
 final class Options {
-  static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "webhooks-nginx", "intake", "scale",
-      "roof");
+  static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "webhooks-nginx", "server", "intake",
+      "scale", "roof");
 
   List<String> cases = List.of("burn-down");
   List<String> dbs = List.of("h2");
@@ -283,7 +283,7 @@ final class Options {
 
         java -jar herald-bench/target/herald-bench.jar [options]
 
-          --case C[,C...]      burn-down | lateness | webhooks | webhooks-nginx | intake | scale | roof | all   (burn-down)
+          --case C[,C...]      burn-down | lateness | webhooks | webhooks-nginx | server | intake | scale | roof | all   (burn-down)
           --db D[,D...]        h2 | postgres                                                   (h2)
           --systems S[,S...]   herald,db-scheduler; --no-baseline = herald only                 (both)
           --out FILE           results file, one JSON line per result   (herald-bench/results/results.jsonl)
