@@ -51,7 +51,7 @@ final class ServerCase {
     if (started.isEmpty()) {
       return;
     }
-    try (Nginx nginx = started.get(); Server server = Server.start(jar, tmp)) {
+    try (Nginx nginx = started.get(); Server server = Server.start(jar, tmp, o.jfrDir)) {
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       for (int batch : new int[] {100, 1000}) {
         ctx.add(intake(o, server, client, nginx, batch), db);
@@ -194,17 +194,22 @@ final class ServerCase {
       this.port = port;
     }
 
-    static Server start(Path jar, Path tmp) throws IOException {
+    /** With {@code jfrDir}, the server records a JFR profile there ({@code server-h2.jfr}). */
+    static Server start(Path jar, Path tmp, Path jfrDir) throws IOException {
       int port;
       try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
         port = s.getLocalPort();
       }
       Path dir = Files.createTempDirectory(tmp, "server");
-      Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-          jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1", "--herald.server.data-dir=" + dir,
+      List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+      if (jfrDir != null) {
+        Files.createDirectories(jfrDir);
+        command.add("-XX:StartFlightRecording=filename=" + jfrDir.resolve("server-h2.jfr") + ",settings=profile");
+      }
+      command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1", "--herald.server.data-dir=" + dir,
           "--herald.server.bootstrap-admin-token=" + TOKEN, "--herald.http.allow=127.0.0.1",
-          "--herald.http.max-concurrency-per-endpoint=64", "--logging.level.root=WARN")
-          .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+          "--herald.http.max-concurrency-per-endpoint=64", "--logging.level.root=WARN"));
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
       Server server = new Server(p, port);
       HttpClient client = HttpClient.newHttpClient();
       long deadline = System.nanoTime() + 120_000_000_000L;
