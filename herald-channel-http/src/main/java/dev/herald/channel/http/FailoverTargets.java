@@ -52,4 +52,38 @@ final class FailoverTargets {
     targets.addAll(o.fallbackTargets());
     return targets.size() > MAX_TARGETS ? targets.subList(0, MAX_TARGETS) : targets;
   }
+
+  /**
+   * Which target takes this attempt: the one its failed attempts have moved it to ({@code
+   * failoverAfter} per target), or a later one while that one's endpoint is open or disabled. When
+   * every later one is too, the one its attempts point at (which defers).
+   */
+  static int choose(List<Target> targets, int attempt, int failoverAfter, Endpoints endpoints, long now) {
+    int start = Math.min((attempt - 1) / failoverAfter, targets.size() - 1);
+    for (int i = start; i < targets.size(); i++) {
+      EndpointState s = endpoints.get(targets.get(i).endpoint());
+      if (s == null || !s.blocked(now)) {
+        return i;
+      }
+    }
+    return start;
+  }
+
+  /** The attempt log's line on why a fail-over target takes this attempt. */
+  static String note(List<Target> targets, int chosen, int attempt, int failoverAfter, Endpoints endpoints) {
+    int byFailures = Math.min((attempt - 1) / failoverAfter, targets.size() - 1);
+    StringBuilder why = new StringBuilder("fail-over: target ").append(chosen + 1).append(" of ")
+        .append(targets.size()).append(" (").append(targets.get(chosen).uri()).append(") takes this attempt");
+    if (byFailures > 0) {
+      why.append("; ").append(byFailures * failoverAfter).append(" failed attempts moved it past ")
+          .append(byFailures == 1 ? "the first target" : "the first " + byFailures + " targets")
+          .append(" (option failover-after ").append(failoverAfter).append(')');
+    }
+    for (int i = byFailures; i < chosen; i++) {
+      EndpointState s = endpoints.get(targets.get(i).endpoint());
+      why.append("; ").append(targets.get(i).endpoint()).append(s != null && s.disabled() ? " is disabled"
+          : " has its circuit open");
+    }
+    return why.toString();
+  }
 }

@@ -189,9 +189,11 @@ public final class HttpChannel implements Channel {
     } catch (InvalidInputException e) {
       return CompletableFuture.completedFuture(DeliveryResult.fail("target: " + e.reason() + "\n(no request sent)"));
     }
-    int chosen = choose(targets, delivery.attempt(), options.failoverAfter());
+    long now = clock.millis();
+    int chosen = FailoverTargets.choose(targets, delivery.attempt(), options.failoverAfter(), endpoints, now);
     Target target = targets.get(chosen);
-    String failover = chosen == 0 ? null : failoverNote(targets, chosen, delivery.attempt(), options.failoverAfter());
+    String failover = chosen == 0 ? null
+        : FailoverTargets.note(targets, chosen, delivery.attempt(), options.failoverAfter(), endpoints);
     Rate rate = rateOf(target.endpoint(), options);
     Endpoints.Entry entry =
         endpoints.enter(target.endpoint(), options.maxConcurrency(), rate, delivery.notice().id(), System.nanoTime());
@@ -307,41 +309,6 @@ public final class HttpChannel implements Channel {
       readDefinitions.put(d.name(), r);
     }
     return r;
-  }
-
-  /**
-   * Which target takes this attempt: the one its failed attempts have moved it to ({@code
-   * failoverAfter} per target), or a later one while that one's endpoint is open or disabled. When
-   * every later one is too, the one its attempts point at (which defers).
-   */
-  private int choose(List<Target> targets, int attempt, int failoverAfter) {
-    int start = Math.min((attempt - 1) / failoverAfter, targets.size() - 1);
-    long now = clock.millis();
-    for (int i = start; i < targets.size(); i++) {
-      EndpointState s = endpoints.get(targets.get(i).endpoint());
-      if (s == null || !s.blocked(now)) {
-        return i;
-      }
-    }
-    return start;
-  }
-
-  /** The attempt log's line on why a fail-over target takes this attempt. */
-  private String failoverNote(List<Target> targets, int chosen, int attempt, int failoverAfter) {
-    int byFailures = Math.min((attempt - 1) / failoverAfter, targets.size() - 1);
-    StringBuilder why = new StringBuilder("fail-over: target ").append(chosen + 1).append(" of ")
-        .append(targets.size()).append(" (").append(targets.get(chosen).uri()).append(") takes this attempt");
-    if (byFailures > 0) {
-      why.append("; ").append(byFailures * failoverAfter).append(" failed attempts moved it past ")
-          .append(byFailures == 1 ? "the first target" : "the first " + byFailures + " targets")
-          .append(" (option failover-after ").append(failoverAfter).append(')');
-    }
-    for (int i = byFailures; i < chosen; i++) {
-      EndpointState s = endpoints.get(targets.get(i).endpoint());
-      why.append("; ").append(targets.get(i).endpoint()).append(s != null && s.disabled() ? " is disabled"
-          : " has its circuit open");
-    }
-    return why.toString();
   }
 
   /** The rate limit in force for a delivery: the endpoint's own, else the definition's, else the channel's default. */
