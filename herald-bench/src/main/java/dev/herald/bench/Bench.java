@@ -89,6 +89,8 @@ public final class Bench {
                 case "burn-down" -> BurnDown.run(ctx, db);
                 case "lateness" -> Lateness.run(ctx, db);
                 case "webhooks" -> Webhooks.run(ctx, db);
+                case "webhooks-nginx" -> NginxWebhooks.run(ctx, db, tmp);
+                case "server" -> ServerCase.run(ctx, db, tmp);
                 case "intake" -> Intake.run(ctx, db);
                 case "scale" -> Scale.run(ctx, db);
                 case "roof" -> Roof.run(ctx, db);
@@ -188,6 +190,29 @@ public final class Bench {
               r.metrics().get("rate_target"), r.metric("rate_achieved"), r.metric("lateness_p50_ms"),
               r.metric("lateness_p99_ms"), r.metric("lateness_p999_ms"), r.metric("lateness_max_ms"),
               r.metric("hiccup_max_ms"), r.ok() ? "yes" : "NO");
+        }
+        yield t;
+      }
+      case "server" -> {
+        Table t = new Table(title + " (herald-server.jar in a child JVM; callbacks to nginx; lateness from its access log, ms)",
+            "variant", "notices/s", "received", "p50", "p99", "max", "ok");
+        for (Result r : mine) {
+          t.row(r.variant(), r.metrics().get("notices_per_s"), r.metrics().get("callbacks_received"),
+              r.metrics().get("lateness_p50_ms"), r.metrics().get("lateness_p99_ms"), r.metrics().get("lateness_max_ms"),
+              r.ok() ? "yes" : "NO");
+        }
+        yield t;
+      }
+      case "webhooks-nginx" -> {
+        double dbs = best(all, r -> is(r, "webhooks-nginx", "db-scheduler", db), "deliveries_per_s", true)
+            .map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
+        double roof = best(all, r -> is(r, "webhooks-nginx", "roof", db), "deliveries_per_s", true)
+            .map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
+        Table t = new Table(title + " (burn-down of signed webhooks to nginx; roof: HttpClient alone, no database)",
+            "system", "variant", "n", "seconds", "deliveries/s", "x db-scheduler best", "share of roof", "ok");
+        for (Result r : mine) {
+          t.row(r.system(), r.variant(), r.settings().get("n"), r.metric("seconds"), r.metric("deliveries_per_s"),
+              ratio(r.metric("deliveries_per_s"), dbs), ratio(r.metric("deliveries_per_s"), roof), r.ok() ? "yes" : "NO");
         }
         yield t;
       }

@@ -36,6 +36,50 @@ public class HttpChannelProperties {
   /** How long an open circuit holds deliveries to its endpoint back. */
   private Duration circuitOpenFor = Duration.ofSeconds(30);
 
+  /** Outgoing rate limit of every endpoint where a definition sets no max-rate option, e.g. 100/s; none by default. */
+  private String maxRatePerEndpoint;
+
+  /** How long an endpoint may fail without a success before it is disabled (its notices then wait). */
+  private Duration disableAfter = Duration.ofDays(5);
+
+  /** How long deliveries to a disabled endpoint are deferred at a time. */
+  private Duration disabledRecheck = Duration.ofMinutes(1);
+
+  /** How often each server reads the endpoint settings (disabled flags, rates) other servers stored. */
+  private Duration endpointSync = Duration.ofSeconds(15);
+
+  public String getMaxRatePerEndpoint() {
+    return maxRatePerEndpoint;
+  }
+
+  public void setMaxRatePerEndpoint(String maxRatePerEndpoint) {
+    this.maxRatePerEndpoint = maxRatePerEndpoint;
+  }
+
+  public Duration getDisableAfter() {
+    return disableAfter;
+  }
+
+  public void setDisableAfter(Duration disableAfter) {
+    this.disableAfter = disableAfter;
+  }
+
+  public Duration getDisabledRecheck() {
+    return disabledRecheck;
+  }
+
+  public void setDisabledRecheck(Duration disabledRecheck) {
+    this.disabledRecheck = disabledRecheck;
+  }
+
+  public Duration getEndpointSync() {
+    return endpointSync;
+  }
+
+  public void setEndpointSync(Duration endpointSync) {
+    this.endpointSync = endpointSync;
+  }
+
   public boolean isAllowPrivateNetworks() {
     return allowPrivateNetworks;
   }

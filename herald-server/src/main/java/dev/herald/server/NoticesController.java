@@ -16,6 +16,7 @@ import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.channel.http.HttpChannel;
+import dev.herald.schedule.DurationText;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,8 +54,8 @@ import tools.jackson.databind.node.ObjectNode;
 @RequestMapping("/api/v1/notices")
 class NoticesController {
   static final Set<String> CREATE_FIELDS = Set.of(
-      "definition", "callbackUrl", "payload", "fireAt", "delay", "idempotencyKey", "description", "shardKey",
-      "orderingKey");
+      "definition", "callbackUrl", "fallbackUrls", "payload", "fireAt", "delay", "idempotencyKey", "description",
+      "shardKey", "orderingKey");
   static final Set<String> EDIT_FIELDS = Set.of("id", "payload", "fireAt", "delay", "callbackUrl");
   private static final Set<String> SEARCH_PARAMS = Set.of("definition", "status", "createdFrom", "createdTo", "offset",
       "limit");
@@ -140,6 +141,7 @@ class NoticesController {
     if (fireAt != null && delay != null) {
       throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
     }
+    refuseBeyondHorizon(fireAt, delay, path);
     if (definition == null && url == null) {
       throw ApiException.invalid(child(path, "definition"),
           "is required unless callbackUrl is given (a direct callback uses definition '"
@@ -154,6 +156,10 @@ class NoticesController {
             + d.channel() + "'; a callbackUrl is only for definitions of channel http");
       }
       checkUrl(url, child(path, "callbackUrl"));
+      url = withFallbacks(o, path, url);
+    } else if (o.has("fallbackUrls")) {
+      throw ApiException.invalid(child(path, "fallbackUrls"), "needs a callbackUrl: the fail-over targets of a"
+          + " definition's own target are its option fallback-targets");
     } else if (Views.PER_NOTICE_TARGET.equals(d.target())) {
       throw ApiException.invalid(child(path, "callbackUrl"),
           "is required: definition '" + name + "' has no URL of its own");
@@ -172,9 +178,55 @@ class NoticesController {
     return r;
   }
 
+  /**
+   * Refuses fire times further ahead than {@code herald.server.max-schedule-ahead}: a year such as
+   * +999999 is a typo, not a plan, and would sit in the table for ever.
+   */
+  private void refuseBeyondHorizon(Instant fireAt, Duration delay, String path) {
+    Duration horizon = properties.getMaxScheduleAhead();
+    Instant now = herald.clock().instant();
+    Instant limit = now.plus(horizon);
+    String limitText = "more than " + DurationText.format(horizon)
+        + " ahead (herald.server.max-schedule-ahead); the latest accepted now is " + limit;
+    if (fireAt != null && fireAt.isAfter(limit)) {
+      throw ApiException.invalid(child(path, "fireAt"), "'" + fireAt + "' is " + limitText);
+    }
+    if (delay != null && delay.compareTo(horizon) > 0) {
+      throw ApiException.invalid(child(path, "delay"), "'" + DurationText.format(delay) + "' is " + limitText);
+    }
+  }
+
+  /**
+   * The callback URL followed by its fail-over URLs ({@code fallbackUrls}, tried in order when it
+   * fails), stored as one target: the URLs separated by spaces.
+   */
+  private String withFallbacks(ObjectNode o, String path, String url) {
+    JsonNode f = o.get("fallbackUrls");
+    if (f == null || f.isNull()) {
+      return url;
+    }
+    String field = child(path, "fallbackUrls");
+    if (!f.isArray() || f.isEmpty() || f.size() > 4) {
+      throw ApiException.invalid(field, "must be an array of 1 to 4 URLs, was " + JsonInput.kind(f));
+    }
+    StringBuilder target = new StringBuilder(url.strip());
+    for (int i = 0; i < f.size(); i++) {
+      JsonNode u = f.get(i);
+      if (!u.isString()) {
+        throw ApiException.invalid(index(field, i), "must be a string, was " + JsonInput.kind(u));
+      }
+      checkUrl(u.stringValue(), index(field, i));
+      target.append(' ').append(u.stringValue().strip());
+    }
+    if (target.length() > 2000) {
+      throw ApiException.invalid(field, "callbackUrl and fallbackUrls must be at most 2000 characters together");
+    }
+    return target.toString();
+  }
+
   /** The SSRF guard and URL syntax, before anything is written. */
   private void checkUrl(String url, String field) {
-    if (url.isBlank() || url.length() > 2000) {
+    if (url.isBlank() || url.length() > 2000 || url.strip().contains(" ")) {
       throw ApiException.invalid(field, "must be an http or https URL of at most 2000 characters");
     }
     try {
@@ -230,6 +282,7 @@ class NoticesController {
         if (fireAt != null && delay != null) {
           throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
         }
+        refuseBeyondHorizon(fireAt, delay, path);
         String url = JsonInput.text(o, path, "callbackUrl");
         if (url != null) {
           checkUrl(url, child(path, "callbackUrl"));

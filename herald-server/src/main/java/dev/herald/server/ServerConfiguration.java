@@ -17,8 +17,8 @@ class ServerConfiguration implements WebMvcConfigurer {
 
   /** Herald closes its channels when it stops, so the context does not. */
   @Bean(destroyMethod = "")
-  HttpChannel httpChannel(HttpChannelProperties p) {
-    return HttpChannel.builder()
+  HttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings) {
+    HttpChannel http = HttpChannel.builder()
         .allowPrivateNetworks(p.isAllowPrivateNetworks())
         .allow(p.getAllow().stream().map(String::strip).filter(s -> !s.isEmpty()).toArray(String[]::new))
         .connectTimeout(p.getConnectTimeout())
@@ -26,7 +26,25 @@ class ServerConfiguration implements WebMvcConfigurer {
         .maxConcurrencyPerEndpoint(p.getMaxConcurrencyPerEndpoint())
         .circuitFailureThreshold(p.getCircuitFailureThreshold())
         .circuitOpenFor(p.getCircuitOpenFor())
+        .maxRatePerEndpoint(p.getMaxRatePerEndpoint())
+        .disableAfter(p.getDisableAfter())
+        .disabledRecheck(p.getDisabledRecheck())
+        .endpointListener(new EndpointAlerts(settings))
         .build();
+    EndpointSync.apply(http, settings.all());
+    return http;
+  }
+
+  /** The endpoint settings table, after the server's tables are migrated. */
+  @Bean
+  EndpointSettings endpointSettings(DataSource dataSource) {
+    ServerSchema.migrate(dataSource, Clock.systemUTC());
+    return new EndpointSettings(dataSource, Clock.systemUTC());
+  }
+
+  @Bean(destroyMethod = "close")
+  EndpointSync endpointSync(HttpChannel http, EndpointSettings settings, HttpChannelProperties p) {
+    return new EndpointSync(http, settings, p.getEndpointSync());
   }
 
   /** Tokens, after the server's own tables are migrated. */

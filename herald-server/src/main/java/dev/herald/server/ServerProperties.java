@@ -49,6 +49,20 @@ public class ServerProperties {
   /** The Retry-After sent with 503 when Herald refuses new notices (back-pressure) or the database is down. */
   private Duration retryAfter = Duration.ofSeconds(5);
 
+  /**
+   * How far ahead a notice may be scheduled (fireAt, or now plus delay); later times are refused.
+   * Default 10 years (3650d).
+   */
+  private Duration maxScheduleAhead = Duration.ofDays(3650);
+
+  public Duration getMaxScheduleAhead() {
+    return maxScheduleAhead;
+  }
+
+  public void setMaxScheduleAhead(Duration maxScheduleAhead) {
+    this.maxScheduleAhead = maxScheduleAhead;
+  }
+
   public Path getDataDir() {
     return dataDir;
   }

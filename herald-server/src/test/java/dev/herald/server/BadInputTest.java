@@ -2,6 +2,7 @@ package dev.herald.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -193,6 +194,53 @@ class BadInputTest extends ServerTest {
     assertInvalid(admin.post(NOTICES + "/recover", "{\"definition\": \"callback\"}"), "from", "is required");
     assertInvalid(admin.post(NOTICES + "/recover", "{\"definition\": \"nope\", \"from\": \"2026-01-01T00:00:00Z\"}"),
         "definition", "no definition named 'nope'");
+  }
+
+  @Test
+  void fireTimesBeyondTheHorizonAreRefusedAndNothingIsWritten() {
+    String def = define("horizon", "\"target\": \"http://127.0.0.1:9/x\"");
+    String ok = "{\"definition\": \"%s\", \"payload\": 1, \"delay\": \"3000d\"}".formatted(def);
+    assertInvalid(createNotices("{\"notices\": [%s, {\"definition\": \"%s\", \"payload\": 1,".formatted(ok, def)
+        + " \"fireAt\": \"+999999-01-01T00:00:00Z\"}]}"), "notices[1].fireAt",
+        "more than 3650d ahead (herald.server.max-schedule-ahead)");
+    assertInvalid(createNotices("{\"notices\": [{\"definition\": \"%s\", \"payload\": 1,".formatted(def)
+        + " \"delay\": \"100000000d\"}]}"), "notices[0].delay", "'100000000d' is more than 3650d ahead");
+    assertThat(admin.get(NOTICES + "?definition=" + def).json().get("items")).isEmpty();
+    String id = create(admin, ok);
+    assertInvalid(admin.patch(NOTICES, "{\"notices\": [{\"id\": \"%s\", \"fireAt\": \"2999-01-01T00:00:00Z\"}]}"
+        .formatted(id)), "notices[0].fireAt", "the latest accepted now is");
+    assertThat(java.time.Instant.parse(notice(id).get("fireAt").asString()))
+        .isAfter(java.time.Instant.now().plus(Duration.ofDays(2999)));
+  }
+
+  @Test
+  void unknownDefinitionOptionsAreRefusedListingTheKnownOnes() {
+    String name = unique("colour");
+    assertInvalid(admin.post("/api/v1/definitions", "{\"name\": \"%s\", \"options\": {\"timeout\": \"5s\","
+        .formatted(name) + " \"colour\": \"red\"}}"), "options.colour",
+        "unknown option of channel http; the known ones are timeout, expected-body, secrets");
+    assertThat(admin.get("/api/v1/definitions/" + name).status()).isEqualTo(404);
+    String existing = define("colour", "\"options\": {\"timeout\": \"5s\"}");
+    assertInvalid(admin.put("/api/v1/definitions/" + existing, "{\"options\": {\"timeuot\": \"5s\"}}"),
+        "options.timeuot", "the known ones are");
+    assertThat(admin.get("/api/v1/definitions/" + existing).json().get("options").get("timeout").asString())
+        .isEqualTo("5s");
+  }
+
+  @Test
+  void ipLiteralsInNonCanonicalFormsAreRefusedAtSave() {
+    for (String host : new String[] {"0x7f000001", "017700000001", "0177.0.0.1", "2130706433", "127.1", "127.0.0.01"}) {
+      assertInvalid(createNotices("{\"notices\": [{\"callbackUrl\": \"http://%s/x\", \"payload\": 1}]}"
+          .formatted(host)), "notices[0].callbackUrl", "non-canonical form");
+      String name = unique("ip");
+      assertInvalid(admin.post("/api/v1/definitions", "{\"name\": \"%s\", \"target\": \"http://%s:8080/x\"}"
+          .formatted(name, host)), "target", "write it as four decimal numbers, e.g. 127.0.0.1");
+      assertThat(admin.get("/api/v1/definitions/" + name).status()).isEqualTo(404);
+    }
+    // The canonical form and host names that merely contain digits are fine.
+    assertThat(createNotices("{\"notices\": [{\"callbackUrl\": \"http://127.0.0.1:9/x\", \"payload\": 1,"
+        + " \"delay\": \"1h\"}]}").status()).isEqualTo(201);
+    define("ip", "\"target\": \"https://0x7f.example.com/x\"");
   }
 
   @Test

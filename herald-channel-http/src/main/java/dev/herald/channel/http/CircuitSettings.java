@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param window the (tumbling) window of the failure rate
  * @param openFor how long it stays open before a probe
  * @param probeWait how long deliveries wait while a half-open circuit's probe runs
+ * @param disableAfter how long an endpoint fails without a success before it is disabled
+ * @param disabledRecheck how long deliveries to a disabled endpoint are deferred at a time
  */
-record CircuitSettings(
-    int failureThreshold, double failureRate, int minimumCalls, Duration window, Duration openFor, Duration probeWait) {}
+record CircuitSettings(int failureThreshold, double failureRate, int minimumCalls, Duration window, Duration openFor,
+    Duration probeWait, Duration disableAfter, Duration disabledRecheck) {}

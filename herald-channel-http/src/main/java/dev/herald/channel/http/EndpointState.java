@@ -28,6 +28,7 @@ final class EndpointState {
   private final Endpoint endpoint;
   private final CircuitSettings settings;
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final RateBucket rate = new RateBucket();
 
   // guarded by this
   private EndpointStatus.Circuit circuit = EndpointStatus.Circuit.CLOSED;
@@ -40,7 +41,17 @@ final class EndpointState {
   private String lastFailure;
   private String openReason;
   private long lastFailureAt = Long.MIN_VALUE;
+  private long failingSince = Long.MIN_VALUE;
+  private boolean disabled;
+  private long disabledAt;
+  private String disabledReason;
+  private long rateSecond;
+  private int rateCount;
+  private int lastSecondCount;
+  private volatile Rate maxRate;
   private volatile long lastUsed = Long.MIN_VALUE;
+  /** System.nanoTime() of the last response from this endpoint; 0 if none yet. */
+  private volatile long lastAnswerNanos;
 
   EndpointState(Endpoint endpoint, CircuitSettings settings) {
     this.endpoint = endpoint;
@@ -49,6 +60,10 @@ final class EndpointState {
 
   Endpoint endpoint() {
     return endpoint;
+  }
+
+  RateBucket rate() {
+    return rate;
   }
 
   /** Takes a request slot if fewer than {@code limit} are in flight. */
@@ -65,6 +80,17 @@ final class EndpointState {
     }
   }
 
+  /** Notes that a response arrived (its connection may now be kept alive in the client's pool). */
+  void answered(long nanos) {
+    lastAnswerNanos = nanos;
+  }
+
+  /** Whether a response arrived at or after {@code nanos}: only then can a kept-alive connection exist. */
+  boolean answeredSince(long nanos) {
+    long last = lastAnswerNanos;
+    return last != 0 && last - nanos >= 0;
+  }
+
   void release() {
     inFlight.decrementAndGet();
   }
@@ -74,6 +100,11 @@ final class EndpointState {
   }
 
   synchronized Admission admit(long now) {
+    if (disabled) {
+      return new Admission(false, false, settings.disabledRecheck(), "endpoint " + endpoint + " is disabled since "
+          + Instant.ofEpochMilli(disabledAt) + " (" + disabledReason + "); notices wait until an operator enables it"
+          + " (no request sent, no attempt counted)");
+    }
     if (circuit == EndpointStatus.Circuit.OPEN) {
       if (now < openUntil) {
         return new Admission(false, false, Duration.ofMillis(openUntil - now),
@@ -98,13 +129,14 @@ final class EndpointState {
    * @param probe whether this attempt was admitted as the half-open probe
    * @param pause a pause the endpoint asked for (Retry-After on 429/503); null if none
    * @param failure what went wrong, for the status; null unless FAILED
+   * @return whether this verdict disabled the endpoint
    */
-  synchronized void record(Verdict verdict, boolean probe, long now, Duration pause, String failure) {
+  synchronized boolean record(Verdict verdict, boolean probe, long now, Duration pause, String failure) {
     if (probe) {
       probing = false;
     }
     if (verdict == Verdict.NEUTRAL) {
-      return;
+      return false;
     }
     if (now - windowStart >= settings.window().toMillis()) {
       windowStart = now;
@@ -114,18 +146,26 @@ final class EndpointState {
     windowCalls++;
     if (verdict == Verdict.RESPONDED) {
       consecutiveFailures = 0;
+      failingSince = Long.MIN_VALUE;
       if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
         circuit = EndpointStatus.Circuit.CLOSED;
         windowStart = now;
         windowCalls = 0;
         windowFailures = 0;
       }
-      return;
+      return false;
     }
     consecutiveFailures++;
     windowFailures++;
     lastFailure = failure;
     lastFailureAt = now;
+    boolean disabledNow = false;
+    if (failingSince == Long.MIN_VALUE) {
+      failingSince = now;
+    } else if (!disabled && now - failingSince >= settings.disableAfter().toMillis()) {
+      disabledNow = disable(now, "failing without a success since " + Instant.ofEpochMilli(failingSince)
+          + ", last: " + failure);
+    }
     if (pause != null && !pause.isZero()) {
       open(now, pause.toMillis(), "asked to wait: " + failure);
     } else if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
@@ -139,6 +179,57 @@ final class EndpointState {
             windowFailures + " of " + windowCalls + " calls failed, last: " + failure);
       }
     }
+    return disabledNow;
+  }
+
+  /** Disables the endpoint: deliveries wait until {@link #enable}. False if it already was. */
+  synchronized boolean disable(long now, String reason) {
+    if (disabled) {
+      return false;
+    }
+    disabled = true;
+    disabledAt = now;
+    disabledReason = reason;
+    return true;
+  }
+
+  /** Enables the endpoint again with a clean slate: circuit closed, no failures counted. False if it was not disabled. */
+  synchronized boolean enable() {
+    boolean was = disabled;
+    disabled = false;
+    disabledReason = null;
+    failingSince = Long.MIN_VALUE;
+    consecutiveFailures = 0;
+    circuit = EndpointStatus.Circuit.CLOSED;
+    windowCalls = 0;
+    windowFailures = 0;
+    return was;
+  }
+
+  /** Whether deliveries are held back now without a request: disabled, or circuit open. */
+  synchronized boolean blocked(long now) {
+    return disabled || (circuit == EndpointStatus.Circuit.OPEN && now < openUntil);
+  }
+
+  synchronized boolean disabled() {
+    return disabled;
+  }
+
+  /** Notes a request started now, under {@code rate} (null for none). */
+  synchronized void started(long now, Rate rate) {
+    countRequest(now);
+    maxRate = rate;
+  }
+
+  /** Requests started per one-second window, to show the rate an endpoint gets. */
+  private void countRequest(long now) {
+    long second = now / 1000;
+    if (second != rateSecond) {
+      lastSecondCount = second == rateSecond + 1 ? rateCount : 0;
+      rateSecond = second;
+      rateCount = 0;
+    }
+    rateCount++;
   }
 
   private void open(long now, long millis, String reason) {
@@ -154,14 +245,21 @@ final class EndpointState {
    * #tryAcquire} and so everything that changes the state.
    */
   synchronized boolean evictable(long usedBefore, long failedBefore) {
-    return inFlight.get() == 0 && circuit == EndpointStatus.Circuit.CLOSED && !probing
-        && lastUsed <= usedBefore && lastFailureAt <= failedBefore;
+    return inFlight.get() == 0 && circuit == EndpointStatus.Circuit.CLOSED && !probing && !disabled
+        && lastUsed <= usedBefore && lastFailureAt <= failedBefore && rate.idle(System.nanoTime());
   }
 
   synchronized EndpointStatus status(long now) {
     EndpointStatus.Circuit c = circuit == EndpointStatus.Circuit.OPEN && now >= openUntil
         ? EndpointStatus.Circuit.HALF_OPEN : circuit;
+    long second = now / 1000;
+    int perSecond = second == rateSecond + 1 ? rateCount : second == rateSecond ? lastSecondCount : 0;
+    Rate r = maxRate;
     return new EndpointStatus(endpoint.toString(), c, inFlight.get(), consecutiveFailures,
-        c == EndpointStatus.Circuit.OPEN ? Instant.ofEpochMilli(openUntil) : null, lastFailure);
+        c == EndpointStatus.Circuit.OPEN ? Instant.ofEpochMilli(openUntil) : null, lastFailure,
+        lastFailureAt == Long.MIN_VALUE ? null : Instant.ofEpochMilli(lastFailureAt),
+        failingSince == Long.MIN_VALUE ? null : Instant.ofEpochMilli(failingSince),
+        r == null ? null : r.toString(), perSecond, rate.reserved(),
+        disabled, disabled ? Instant.ofEpochMilli(disabledAt) : null, disabledReason);
   }
 }

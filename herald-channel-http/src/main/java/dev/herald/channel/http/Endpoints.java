@@ -37,28 +37,48 @@ final class Endpoints {
   }
 
   /**
-   * Takes a request slot on {@code endpoint}; null if it has {@code limit} requests in flight. Done
-   * in {@code compute}, which excludes eviction, so a state is never evicted between being found
-   * and taking its slot.
+   * What {@link #enter} found: the state with a request slot taken, or a wait for the rate limit, or
+   * busy (no slot, no wait).
    */
-  EndpointState acquire(Endpoint endpoint, int limit) {
+  record Entry(EndpointState state, long rateWaitNanos) {
+    boolean entered() {
+      return state != null;
+    }
+  }
+
+  /**
+   * Takes {@code notice}'s turn under {@code rate} (null: no limit), then a request slot under
+   * {@code limit}, in {@code compute} so that eviction cannot come between. A turn taken when no slot
+   * is free is given back to the notice.
+   */
+  Entry enter(Endpoint endpoint, int limit, Rate rate, java.util.UUID notice, long nowNanos) {
     long now = clock.millis();
-    EndpointState[] acquired = {null};
+    Entry[] entry = {new Entry(null, 0)};
     boolean[] added = {false};
     states.compute(endpoint, (e, s) -> {
       if (s == null) {
         s = new EndpointState(e, settings);
         added[0] = true;
       }
-      if (s.tryAcquire(limit, now)) {
-        acquired[0] = s;
+      long wait = rate == null ? 0 : s.rate().take(notice, rate, nowNanos);
+      if (wait > 0) {
+        entry[0] = new Entry(null, wait);
+      } else if (s.tryAcquire(limit, now)) {
+        entry[0] = new Entry(s, 0);
+      } else if (rate != null) {
+        s.rate().giveBack(notice, nowNanos);
       }
       return s;
     });
     if (added[0]) {
       evictIfDue(now);
     }
-    return acquired[0];
+    return entry[0];
+  }
+
+  /** The state of {@code endpoint}, created if new (a disabled one is never evicted). */
+  EndpointState pin(Endpoint endpoint) {
+    return states.computeIfAbsent(endpoint, e -> new EndpointState(e, settings));
   }
 
   EndpointState get(Endpoint endpoint) {

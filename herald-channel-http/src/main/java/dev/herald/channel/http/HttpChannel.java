@@ -1,50 +1,31 @@
 package dev.herald.channel.http;
 
-import dev.herald.Attempt;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
-import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ProxySelector;
-import java.net.URI;
-import java.net.UnknownHostException;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpHeaders;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
 
 /**
  * Delivers notices as HTTP webhooks: a {@code POST} of the JSON payload to the target URL (the
@@ -77,13 +58,6 @@ public final class HttpChannel implements Channel {
   /** The default channel name, used by definitions as {@code .channel("http", url)}. */
   public static final String NAME = "http";
 
-  /** Most of a response body read; the rest is not. */
-  static final int BODY_LIMIT = 64 * 1024;
-  /** Most of a response body written to the attempt log. */
-  static final int LOGGED_BODY = 1_000;
-  private static final int LOGGED_HEADERS = 40;
-  private static final int LOGGED_HEADER_VALUE = 300;
-
   private final String name;
   private final TargetPolicy policy;
   private final Duration defaultTimeout;
@@ -94,8 +68,14 @@ public final class HttpChannel implements Channel {
   private final Clock clock;
   private final String userAgent;
   private final HttpClient client;
+  private final WebhookExchange exchange;
   private final ExecutorService executor;
   private final Endpoints endpoints;
+  private final Map<Endpoint, Rate> endpointRates = new ConcurrentHashMap<>();
+  /** Read options and targets per definition name, valid while the engine hands over the same definition object. */
+  private final Map<String, ReadDefinition> readDefinitions = new ConcurrentHashMap<>();
+  private final Rate defaultRate;
+  private final EndpointListener listener;
   private volatile boolean closed;
 
   private HttpChannel(Builder b) {
@@ -106,10 +86,13 @@ public final class HttpChannel implements Channel {
     this.maxConcurrencyPerEndpoint = b.maxConcurrencyPerEndpoint;
     this.busyDelay = b.busyDelay;
     this.circuitSettings = new CircuitSettings(b.failureThreshold, b.failureRate, b.minimumCalls, b.rateWindow,
-        b.openFor, b.probeWait);
+        b.openFor, b.probeWait, b.disableAfter, b.disabledRecheck);
+    this.listener = b.listener;
     this.clock = b.clock;
     this.endpoints = new Endpoints(circuitSettings, b.clock, b.endpointSoftCap, b.endpointIdleAfter);
     this.userAgent = b.userAgent;
+    this.defaultRate = b.defaultRate;
+    this.endpointRates.putAll(b.endpointRates);
     this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
     HttpClient.Builder cb = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_2) // negotiated by ALPN over TLS; falls back to HTTP/1.1
@@ -122,6 +105,7 @@ public final class HttpChannel implements Channel {
       cb.proxy(b.proxy);
     }
     this.client = cb.build();
+    this.exchange = new WebhookExchange(client, policy, clock, userAgent, connectTimeout);
   }
 
   public static Builder builder() {
@@ -140,7 +124,9 @@ public final class HttpChannel implements Channel {
    */
   @Override
   public void validateTarget(String target) {
-    policy.validate(target);
+    for (Target t : FailoverTargets.parse(target, "target")) {
+      policy.validate(t.uri().toString());
+    }
   }
 
   /**
@@ -153,7 +139,15 @@ public final class HttpChannel implements Channel {
    */
   public void validate(NoticeDefinition definition) {
     validateTarget(definition.target());
-    HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
+    HttpOptions.refuseUnknown(definition);
+    HttpOptions options = HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
+    for (Target t : options.fallbackTargets()) {
+      try {
+        policy.validate(t.uri().toString());
+      } catch (InvalidInputException e) {
+        throw new InvalidInputException("options." + HttpOptions.FALLBACK_TARGETS, e.reason());
+      }
+    }
   }
 
   /**
@@ -179,38 +173,148 @@ public final class HttpChannel implements Channel {
     if (closed) {
       return CompletableFuture.completedFuture(DeliveryResult.retry("HTTP channel '" + name + "' is closed"));
     }
-    Target target;
+    ReadDefinition read;
     try {
-      target = Target.parse(delivery.target());
-    } catch (InvalidInputException e) {
-      return CompletableFuture.completedFuture(DeliveryResult.fail("target: " + e.reason() + "\n(no request sent)"));
-    }
-    HttpOptions options;
-    try {
-      options = HttpOptions.of(delivery.definition(), defaultTimeout, maxConcurrencyPerEndpoint);
+      read = read(delivery.definition());
     } catch (InvalidInputException e) {
       return CompletableFuture.completedFuture(DeliveryResult.retry(
           "definition '" + delivery.definition().name() + "' has a bad option: " + e.getMessage()
               + "\n(no request sent; fix the definition and the next attempt uses it)"));
     }
-    EndpointState endpoint = endpoints.acquire(target.endpoint(), options.maxConcurrency());
-    if (endpoint == null) {
+    HttpOptions options = read.options();
+    List<Target> targets;
+    try {
+      targets = delivery.notice().target() == null && read.targets() != null ? read.targets()
+          : FailoverTargets.of(delivery, options);
+    } catch (InvalidInputException e) {
+      return CompletableFuture.completedFuture(DeliveryResult.fail("target: " + e.reason() + "\n(no request sent)"));
+    }
+    long now = clock.millis();
+    int chosen = FailoverTargets.choose(targets, delivery.attempt(), options.failoverAfter(), endpoints, now);
+    Target target = targets.get(chosen);
+    String failover = chosen == 0 ? null
+        : FailoverTargets.note(targets, chosen, delivery.attempt(), options.failoverAfter(), endpoints);
+    Rate rate = rateOf(target.endpoint(), options);
+    Endpoints.Entry entry =
+        endpoints.enter(target.endpoint(), options.maxConcurrency(), rate, delivery.notice().id(), System.nanoTime());
+    if (entry.rateWaitNanos() > 0) {
+      Duration wait = Duration.ofMillis(Math.max(1, TimeUnit.NANOSECONDS.toMillis(entry.rateWaitNanos() + 999_999)));
+      return CompletableFuture.completedFuture(DeliveryResult.defer(wait, "rate limit: " + target.endpoint()
+          + " is at its max-rate of " + rate + "; this notice's turn is in " + DurationText.format(wait)
+          + " (no request sent, no attempt counted)"));
+    }
+    if (!entry.entered()) {
       return CompletableFuture.completedFuture(DeliveryResult.defer(jittered(busyDelay),
           "endpoint busy: " + target.endpoint() + " has its limit of " + options.maxConcurrency()
               + " requests in flight; deferred, not queued"));
     }
+    EndpointState endpoint = entry.state();
     EndpointState.Admission admission = endpoint.admit(clock.millis());
     if (!admission.allowed()) {
       endpoint.release();
       return CompletableFuture.completedFuture(DeliveryResult.defer(admission.deferFor(), admission.reason()));
     }
+    endpoint.started(clock.millis(), rate);
     try {
-      return CompletableFuture.supplyAsync(() -> attempt(delivery, target, options, endpoint, admission.probe()), executor);
+      return CompletableFuture.supplyAsync(
+          () -> attempt(delivery, target, failover, options, endpoint, admission.probe()), executor);
     } catch (RejectedExecutionException e) {
       endpoint.record(EndpointState.Verdict.NEUTRAL, admission.probe(), clock.millis(), null, null);
       endpoint.release();
       return CompletableFuture.completedFuture(DeliveryResult.retry("HTTP channel '" + name + "' is closed"));
     }
+  }
+
+  /**
+   * The endpoint (origin) of {@code url} as this channel names it, e.g. {@code https://example.com:443}.
+   *
+   * @throws InvalidInputException naming {@code target} if it is not an http or https URL
+   */
+  public static String endpointOf(String url) {
+    return Target.parse(url).endpoint().toString();
+  }
+
+  /** The rate limit set for the endpoint (origin) of {@code url} itself, if any. */
+  public Optional<String> maxRate(String url) {
+    Rate r = endpointRates.get(Target.parse(url).endpoint());
+    return r == null ? Optional.empty() : Optional.of(r.toString());
+  }
+
+  /**
+   * Sets the rate limit of the endpoint (origin) of {@code url}, over any definition's {@code
+   * max-rate}; null removes it. At run time, e.g. from an operator's API.
+   *
+   * @throws InvalidInputException naming {@code url} or {@code maxRate}
+   */
+  public void maxRate(String url, String rate) {
+    Endpoint e = Target.parse(url).endpoint();
+    if (rate == null) {
+      endpointRates.remove(e);
+    } else {
+      endpointRates.put(e, Rate.parse(rate, "maxRate"));
+    }
+  }
+
+  /**
+   * Disables the endpoint (origin) of {@code url}: its notices wait, deferred without a request, until
+   * {@link #enable}. For an operator, or to restore a disabled flag stored before a restart.
+   *
+   * @param since when it was disabled (kept from the stored flag after a restart)
+   * @return false if it already was
+   */
+  public boolean disable(String url, String reason, java.time.Instant since) {
+    EndpointState s = endpoints.pin(Target.parse(url).endpoint());
+    return s.disable(since.toEpochMilli(), reason == null || reason.isBlank() ? "disabled by an operator" : reason);
+  }
+
+  /**
+   * Enables the endpoint (origin) of {@code url} again, with its circuit closed and its failures
+   * forgotten; waiting notices go at their next turn (within {@code disabledRecheck}).
+   *
+   * @return false if it was not disabled
+   */
+  public boolean enable(String url) {
+    EndpointState s = endpoints.get(Target.parse(url).endpoint());
+    return s != null && s.enable();
+  }
+
+  private void notifyDisabled(EndpointStatus status) {
+    try {
+      listener.onDisabled(status);
+    } catch (RuntimeException e) {
+      System.getLogger(HttpChannel.class.getName()).log(System.Logger.Level.WARNING,
+          "endpoint listener failed on " + status.endpoint(), e);
+    }
+  }
+
+  /** A definition's options and targets, read once per definition object (parsing secrets and URLs costs). */
+  private record ReadDefinition(NoticeDefinition definition, HttpOptions options, List<Target> targets) {}
+
+  private ReadDefinition read(NoticeDefinition d) {
+    ReadDefinition r = readDefinitions.get(d.name());
+    if (r != null && r.definition() == d) {
+      return r;
+    }
+    HttpOptions options = HttpOptions.of(d, defaultTimeout, maxConcurrencyPerEndpoint);
+    List<Target> targets;
+    try {
+      List<Target> all = new ArrayList<>(FailoverTargets.parse(d.target(), "target"));
+      all.addAll(options.fallbackTargets());
+      targets = List.copyOf(all.size() > FailoverTargets.MAX_TARGETS ? all.subList(0, FailoverTargets.MAX_TARGETS) : all);
+    } catch (InvalidInputException e) {
+      targets = null; // a per-notice-target definition's placeholder; its notices carry their own
+    }
+    r = new ReadDefinition(d, options, targets);
+    if (readDefinitions.size() < 10_000) {
+      readDefinitions.put(d.name(), r);
+    }
+    return r;
+  }
+
+  /** The rate limit in force for a delivery: the endpoint's own, else the definition's, else the channel's default. */
+  private Rate rateOf(Endpoint e, HttpOptions o) {
+    Rate own = endpointRates.get(e);
+    return own != null ? own : o.maxRate() != null ? o.maxRate() : defaultRate;
   }
 
   /** Shuts the HTTP client down, aborting requests still running, and stops the channel's threads. */
@@ -223,281 +327,25 @@ public final class HttpChannel implements Channel {
 
   // ------------------------------------------------------------------------------------ attempt
 
-  /** What an attempt achieved, and what it says about the endpoint. */
-  private record Outcome(DeliveryResult result, EndpointState.Verdict verdict, Duration pause, String failure) {}
-
-  private DeliveryResult attempt(Delivery d, Target t, HttpOptions o, EndpointState endpoint, boolean probe) {
-    Outcome outcome = null;
+  private DeliveryResult attempt(
+      Delivery d, Target t, String failover, HttpOptions o, EndpointState endpoint, boolean probe) {
+    AttemptOutcome outcome = null;
     try {
-      outcome = exchange(d, t, o);
+      outcome = exchange.run(d, t, failover, o, endpoint);
     } catch (RuntimeException e) {
-      outcome = new Outcome(DeliveryResult.retry("HTTP channel error: " + e), EndpointState.Verdict.NEUTRAL, null, null);
+      outcome = AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + e));
     } finally {
       if (outcome == null) { // an Error
-        outcome = new Outcome(null, EndpointState.Verdict.NEUTRAL, null, null);
+        outcome = AttemptOutcome.neutral(null);
       }
-      endpoint.record(outcome.verdict(), probe, clock.millis(), outcome.pause(), outcome.failure());
+      long now = clock.millis();
+      boolean disabled = endpoint.record(outcome.verdict(), probe, now, outcome.pause(), outcome.failure());
       endpoint.release();
+      if (disabled) {
+        notifyDisabled(endpoint.status(now));
+      }
     }
     return outcome.result();
-  }
-
-  private Outcome exchange(Delivery d, Target t, HttpOptions o) {
-    long t0 = System.nanoTime();
-    InetAddress[] addresses;
-    try {
-      addresses = policy.resolver().resolve(t.host());
-    } catch (UnknownHostException e) {
-      String why = "cannot resolve host '" + t.host() + "'";
-      return new Outcome(DeliveryResult.retry(why + "\n(no request sent)"), EndpointState.Verdict.FAILED, null, why);
-    }
-    TargetPolicy.Refusal refusal = policy.check(t.host(), addresses);
-    if (refusal != null) {
-      return new Outcome(DeliveryResult.fail(refusal.message() + "\n(no request sent)"),
-          EndpointState.Verdict.NEUTRAL, null, null);
-    }
-    // The JDK client resolves the host again when it connects; within the JVM's DNS cache
-    // (networkaddress.cache.ttl, 30 s by default) that is the answer checked above. See README.
-
-    byte[] body = d.notice().payload().getBytes(StandardCharsets.UTF_8);
-    String id = d.notice().id().toString();
-    long timestamp = clock.instant().getEpochSecond();
-    HttpRequest.Builder rb = HttpRequest.newBuilder(t.uri())
-        .timeout(o.timeout())
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-    if (!t.isHttps()) {
-      rb.version(HttpClient.Version.HTTP_1_1); // no h2c upgrade dance on cleartext
-    }
-    StringBuilder log = new StringBuilder();
-    log.append("> POST ").append(t.uri()).append('\n');
-    header(rb, log, "content-type", "application/json");
-    header(rb, log, "user-agent", userAgent);
-    header(rb, log, "webhook-id", id);
-    header(rb, log, "webhook-timestamp", Long.toString(timestamp));
-    if (o.signer().signs()) {
-      String signature = o.signer().sign(id, timestamp, body);
-      rb.header("webhook-signature", signature);
-      log.append("> webhook-signature: ").append(Signer.mask(signature)).append('\n');
-    }
-    header(rb, log, "herald-attempt", Integer.toString(d.attempt()));
-    log.append("> (body: ").append(body.length).append(" bytes)\n");
-
-    CompletableFuture<HttpResponse<LimitedBody.Body>> call =
-        client.sendAsync(rb.build(), info -> new LimitedBody(BODY_LIMIT));
-    HttpResponse<LimitedBody.Body> response;
-    try {
-      response = call.get(o.timeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      call.cancel(true);
-      return transportFailure("timed out: no complete response from " + t.endpoint() + " within "
-          + DurationText.format(o.timeout()) + " (option timeout)", log, t0);
-    } catch (ExecutionException e) {
-      return transportFailure(describe(e.getCause() != null ? e.getCause() : e, t, o), log, t0);
-    } catch (InterruptedException e) {
-      call.cancel(true);
-      Thread.currentThread().interrupt();
-      return new Outcome(DeliveryResult.retry("interrupted: the HTTP channel is closing\n" + log),
-          EndpointState.Verdict.NEUTRAL, null, null);
-    }
-    return judge(response, t, o, log, t0);
-  }
-
-  private static void header(HttpRequest.Builder rb, StringBuilder log, String name, String value) {
-    rb.header(name, value);
-    log.append("> ").append(name).append(": ").append(value).append('\n');
-  }
-
-  private Outcome transportFailure(String why, StringBuilder log, long t0) {
-    log.append("< (no response)\n");
-    String detail = why + "\n" + log + took(t0);
-    return new Outcome(DeliveryResult.retry(Attempt.bound(detail)), EndpointState.Verdict.FAILED, null, why);
-  }
-
-  private String describe(Throwable c, Target t, HttpOptions o) {
-    String msg = c.getMessage();
-    if (c instanceof HttpConnectTimeoutException) {
-      return "could not connect to " + t.endpoint() + " within " + DurationText.format(connectTimeout)
-          + " (connect timeout)";
-    }
-    if (c instanceof HttpTimeoutException) {
-      return "timed out: no complete response from " + t.endpoint() + " within " + DurationText.format(o.timeout())
-          + " (option timeout)";
-    }
-    if (c instanceof ConnectException) {
-      return "could not connect to " + t.endpoint() + ": " + (msg == null || msg.isBlank() ? "connection refused" : msg);
-    }
-    if (c instanceof SSLException) {
-      return "TLS with " + t.endpoint() + " failed: " + msg;
-    }
-    if (c instanceof IOException) {
-      return "I/O error with " + t.endpoint() + ": " + c.getClass().getSimpleName() + (msg == null ? "" : ": " + msg);
-    }
-    return "HTTP client error: " + c.getClass().getName() + (msg == null ? "" : ": " + msg);
-  }
-
-  /** Turns a response into the attempt's result. */
-  private Outcome judge(HttpResponse<LimitedBody.Body> r, Target t, HttpOptions o, StringBuilder log, long t0) {
-    int status = r.statusCode();
-    LimitedBody.Body body = r.body();
-    String text = new String(body.bytes(), charsetOf(r.headers()));
-    String headline;
-    DeliveryResult result;
-    EndpointState.Verdict verdict = EndpointState.Verdict.RESPONDED;
-    Duration pause = null;
-    String failure = null;
-    String statusText = "HTTP " + status + reason(status);
-
-    if (status >= 200 && status < 300) {
-      if (o.expectedBody() != null && !text.strip().equals(o.expectedBody())) {
-        headline = statusText + " but the body is not the expected '" + o.expectedBody() + "'"
-            + (body.truncated() ? " (it is longer than " + BODY_LIMIT / 1024 + " KiB)" : "");
-        result = DeliveryResult.retry(headline);
-      } else {
-        headline = statusText + (o.expectedBody() != null ? " with the expected body" : "") + ": delivered";
-        result = DeliveryResult.delivered(headline);
-      }
-    } else if (status == 410) {
-      headline = statusText + ": the receiver says the endpoint is gone; not retrying";
-      result = DeliveryResult.fail(headline);
-    } else if (status >= 300 && status < 400) {
-      headline = statusText + ": redirect to " + location(r, t) + " not followed";
-      result = DeliveryResult.retry(headline);
-    } else if (status == 429 || status == 503) {
-      verdict = EndpointState.Verdict.FAILED;
-      failure = statusText;
-      String header = r.headers().firstValue("retry-after").orElse(null);
-      Duration asked = header == null ? null : retryAfter(header, clock.instant());
-      if (asked != null) {
-        Duration wait = asked.compareTo(o.maxRetryAfter()) > 0 ? o.maxRetryAfter() : asked;
-        headline = statusText + " with Retry-After: " + header + "; next attempt in no less than "
-            + DurationText.format(wait) + (wait.equals(asked) ? "" : " (capped by option max-retry-after)")
-            + ", and the endpoint paused as long";
-        pause = wait;
-        result = DeliveryResult.retryAfter(wait, headline);
-      } else {
-        headline = statusText + (header == null ? "" : " with a Retry-After that is neither seconds nor an HTTP date: "
-            + header);
-        result = DeliveryResult.retry(headline);
-      }
-    } else {
-      headline = statusText;
-      result = DeliveryResult.retry(headline);
-      if (status >= 500 || status == 408) {
-        verdict = EndpointState.Verdict.FAILED;
-        failure = statusText;
-      }
-    }
-
-    log.append("< ").append(r.version() == HttpClient.Version.HTTP_2 ? "HTTP/2" : "HTTP/1.1").append(' ')
-        .append(status).append('\n');
-    int shown = 0;
-    for (Map.Entry<String, List<String>> h : r.headers().map().entrySet()) {
-      if (h.getKey().startsWith(":")) {
-        continue;
-      }
-      for (String v : h.getValue()) {
-        if (shown++ == LOGGED_HEADERS) {
-          log.append("< (more headers not shown)\n");
-        }
-        if (shown <= LOGGED_HEADERS) {
-          String value = h.getKey().equalsIgnoreCase("set-cookie") ? "****" : Attempt.bound(v, LOGGED_HEADER_VALUE);
-          log.append("< ").append(h.getKey().toLowerCase(Locale.ROOT)).append(": ").append(value).append('\n');
-        }
-      }
-    }
-    if (text.isEmpty()) {
-      log.append("< (empty body)\n");
-    } else {
-      log.append("<\n");
-      for (String line : Attempt.bound(text, LOGGED_BODY).split("\n", -1)) {
-        log.append("< ").append(line).append('\n');
-      }
-      if (body.truncated()) {
-        log.append("< (body longer than ").append(BODY_LIMIT / 1024).append(" KiB; the rest was not read)\n");
-      }
-    }
-    String detail = Attempt.bound(headline + "\n" + log + took(t0));
-    result = new DeliveryResult(result.outcome(), detail, result.retryAfter(), null);
-    return new Outcome(result, verdict, pause, failure);
-  }
-
-  private static String took(long t0) {
-    return "took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms";
-  }
-
-  private static String location(HttpResponse<?> r, Target t) {
-    String raw = r.headers().firstValue("location").orElse(null);
-    if (raw == null) {
-      return "(no Location header)";
-    }
-    try {
-      return t.uri().resolve(URI.create(raw.strip())).toString();
-    } catch (IllegalArgumentException e) {
-      return raw;
-    }
-  }
-
-  private static Charset charsetOf(HttpHeaders headers) {
-    String type = headers.firstValue("content-type").orElse("");
-    for (String part : type.split(";")) {
-      String p = part.strip();
-      if (p.regionMatches(true, 0, "charset=", 0, 8)) {
-        try {
-          return Charset.forName(p.substring(8).replace("\"", "").strip());
-        } catch (RuntimeException e) {
-          return StandardCharsets.UTF_8;
-        }
-      }
-    }
-    return StandardCharsets.UTF_8;
-  }
-
-  private static String reason(int status) {
-    String phrase = switch (status) {
-      case 200 -> "OK";
-      case 201 -> "Created";
-      case 202 -> "Accepted";
-      case 204 -> "No Content";
-      case 301 -> "Moved Permanently";
-      case 302 -> "Found";
-      case 303 -> "See Other";
-      case 307 -> "Temporary Redirect";
-      case 308 -> "Permanent Redirect";
-      case 400 -> "Bad Request";
-      case 401 -> "Unauthorized";
-      case 403 -> "Forbidden";
-      case 404 -> "Not Found";
-      case 405 -> "Method Not Allowed";
-      case 408 -> "Request Timeout";
-      case 410 -> "Gone";
-      case 413 -> "Content Too Large";
-      case 429 -> "Too Many Requests";
-      case 500 -> "Internal Server Error";
-      case 502 -> "Bad Gateway";
-      case 503 -> "Service Unavailable";
-      case 504 -> "Gateway Timeout";
-      default -> null;
-    };
-    return phrase == null ? "" : " " + phrase;
-  }
-
-  /**
-   * Reads a Retry-After value: delta-seconds or an HTTP date (RFC 9110). Null if it is neither; a
-   * date in the past is zero.
-   */
-  static Duration retryAfter(String value, Instant now) {
-    String v = value.strip();
-    if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      // beyond ten digits (over 300 years) the cap applies anyway
-      return Duration.ofSeconds(v.length() > 10 ? 9_999_999_999L : Long.parseLong(v));
-    }
-    try {
-      Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-      Duration d = Duration.between(now, at).truncatedTo(ChronoUnit.MILLIS);
-      return d.isNegative() ? Duration.ZERO : d;
-    } catch (DateTimeParseException e) {
-      return null;
-    }
   }
 
   private static Duration jittered(Duration base) {
@@ -516,6 +364,8 @@ public final class HttpChannel implements Channel {
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration defaultTimeout = Duration.ofSeconds(10);
     private int maxConcurrencyPerEndpoint = 16;
+    private Rate defaultRate;
+    private final Map<Endpoint, Rate> endpointRates = new HashMap<>();
     private Duration busyDelay = Duration.ofMillis(200);
     private int failureThreshold = 5;
     private double failureRate = 0.5;
@@ -523,6 +373,9 @@ public final class HttpChannel implements Channel {
     private Duration rateWindow = Duration.ofMinutes(1);
     private Duration openFor = Duration.ofSeconds(30);
     private Duration probeWait = Duration.ofSeconds(1);
+    private Duration disableAfter = Duration.ofDays(5);
+    private Duration disabledRecheck = Duration.ofMinutes(1);
+    private EndpointListener listener = new EndpointListener() {};
     private Clock clock = Clock.systemUTC();
     private int endpointSoftCap = 10_000;
     private Duration endpointIdleAfter = Duration.ofMinutes(10);
@@ -582,6 +435,24 @@ public final class HttpChannel implements Channel {
       return this;
     }
 
+    /**
+     * The rate limit of every endpoint where a definition has no {@code max-rate} option, e.g. {@code
+     * 100/s}; default none.
+     */
+    public Builder maxRatePerEndpoint(String rate) {
+      this.defaultRate = rate == null ? null : Rate.parse(rate, "maxRatePerEndpoint");
+      return this;
+    }
+
+    /**
+     * The rate limit of one endpoint (the origin of {@code url}), over any definition's {@code
+     * max-rate}, e.g. {@code maxRate("https://api.sms.example", "50/s")}.
+     */
+    public Builder maxRate(String url, String rate) {
+      endpointRates.put(Target.parse(url).endpoint(), Rate.parse(rate, "maxRate"));
+      return this;
+    }
+
     /** How long a delivery to a busy endpoint is deferred (plus up to half as much jitter); default 200ms. */
     public Builder busyDelay(Duration d) {
       this.busyDelay = d;
@@ -614,6 +485,28 @@ public final class HttpChannel implements Channel {
     /** How long deliveries are deferred while a half-open circuit's probe runs; default 1s. */
     public Builder circuitProbeWait(Duration d) {
       this.probeWait = d;
+      return this;
+    }
+
+    /**
+     * How long an endpoint may fail without a single success (timeouts, connection errors, 5xx, 408,
+     * 429) before it is disabled: its notices then wait, neither attempted nor DEAD, until {@link
+     * HttpChannel#enable}; default 5 days.
+     */
+    public Builder disableAfter(Duration d) {
+      this.disableAfter = d;
+      return this;
+    }
+
+    /** How long a delivery to a disabled endpoint is deferred at a time; default 1 minute. */
+    public Builder disabledRecheck(Duration d) {
+      this.disabledRecheck = d;
+      return this;
+    }
+
+    /** Hears about endpoints being disabled (to alert, to store the flag); default none. */
+    public Builder endpointListener(EndpointListener l) {
+      this.listener = l;
       return this;
     }
 
@@ -657,6 +550,11 @@ public final class HttpChannel implements Channel {
       positive("circuitOpenFor", openFor);
       positive("circuitProbeWait", probeWait);
       positive("circuitFailureRate.window", rateWindow);
+      positive("disableAfter", disableAfter);
+      positive("disabledRecheck", disabledRecheck);
+      if (listener == null) {
+        throw new InvalidInputException("endpointListener", "must not be null");
+      }
       if (maxConcurrencyPerEndpoint < 1) {
         throw new InvalidInputException("maxConcurrencyPerEndpoint", "must be >= 1, was " + maxConcurrencyPerEndpoint);
       }

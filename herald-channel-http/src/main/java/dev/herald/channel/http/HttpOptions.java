@@ -4,6 +4,8 @@ import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
 import java.time.Duration;
+import java.util.List;
+import java.util.TreeSet;
 
 /**
  * A definition's HTTP options, read and checked.
@@ -13,15 +15,43 @@ import java.time.Duration;
  * @param signer option {@code secrets}
  * @param maxRetryAfter option {@code max-retry-after}: cap on a receiver's Retry-After
  * @param maxConcurrency option {@code max-concurrency}: requests in flight to the endpoint
+ * @param maxRate option {@code max-rate}: requests per period to the endpoint; null for no limit
+ * @param fallbackTargets option {@code fallback-targets}: where the definition's notices go when its target fails
+ * @param failoverAfter option {@code failover-after}: failed attempts on a target before the next one is tried
  */
-record HttpOptions(Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency) {
+record HttpOptions(
+    Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate,
+    List<Target> fallbackTargets, int failoverAfter) {
   static final String TIMEOUT = "timeout";
   static final String EXPECTED_BODY = "expected-body";
   static final String SECRETS = "secrets";
   static final String MAX_RETRY_AFTER = "max-retry-after";
   static final String MAX_CONCURRENCY = "max-concurrency";
+  static final String MAX_RATE = "max-rate";
+  static final String FALLBACK_TARGETS = "fallback-targets";
+  static final String FAILOVER_AFTER = "failover-after";
+  static final int DEFAULT_FAILOVER_AFTER = 3;
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
+
+  /** Every option this channel reads; a definition that sets another is refused when it is saved. */
+  static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY,
+      MAX_RATE, FALLBACK_TARGETS, FAILOVER_AFTER);
+
+  /**
+   * Refuses options this channel does not read: a misspelt one would otherwise be stored and silently
+   * ignored. Only when a definition is saved, so that one stored before an option was retired still delivers.
+   *
+   * @throws InvalidInputException naming {@code options.<key>}
+   */
+  static void refuseUnknown(NoticeDefinition d) {
+    for (String key : new TreeSet<>(d.options().keySet())) {
+      if (!KNOWN.contains(key)) {
+        throw new InvalidInputException("options." + key, "unknown option of channel http; the known ones are "
+            + String.join(", ", KNOWN));
+      }
+    }
+  }
 
   /** @throws InvalidInputException naming {@code options.<key>} */
   static HttpOptions of(NoticeDefinition d, Duration defaultTimeout, int defaultConcurrency) {
@@ -57,6 +87,23 @@ record HttpOptions(Duration timeout, String expectedBody, Signer signer, Duratio
         throw new InvalidInputException("options." + MAX_CONCURRENCY, "must be a whole number from 1 to 10000, was '" + m + "'");
       }
     }
-    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency);
+    String r = d.option(MAX_RATE, null);
+    Rate rate = r == null ? null : Rate.parse(r, "options." + MAX_RATE);
+    String f = d.option(FALLBACK_TARGETS, null);
+    List<Target> fallbacks = f == null ? List.of() : FailoverTargets.parse(f, "options." + FALLBACK_TARGETS);
+    int failoverAfter = DEFAULT_FAILOVER_AFTER;
+    String a = d.option(FAILOVER_AFTER, null);
+    if (a != null) {
+      try {
+        failoverAfter = Integer.parseInt(a.strip());
+      } catch (NumberFormatException e) {
+        failoverAfter = -1;
+      }
+      if (failoverAfter < 1 || failoverAfter > 1000) {
+        throw new InvalidInputException("options." + FAILOVER_AFTER, "must be a whole number from 1 to 1000, was '" + a + "'");
+      }
+    }
+    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency, rate,
+        fallbacks, failoverAfter);
   }
 }

@@ -39,6 +39,10 @@ record Target(URI uri, Endpoint endpoint, String host) {
           "must not contain user info (user:password@); put credentials in a header or the payload, not the URL");
     }
     if (uri.getHost() == null) {
+      String authority = uri.getRawAuthority();
+      if (authority != null && authority.matches("[0-9a-fA-FxX.]+(:\\d*)?")) {
+        Ipv4Literal.refuseNonCanonical(authority.replaceFirst(":\\d*$", "")); // java.net.URI takes 127.1 for no host
+      }
       throw new InvalidInputException("target", "'" + text + "' has no valid host"
           + (uri.getRawAuthority() != null && uri.getRawAuthority().contains("_") ? " (host names may not contain '_')" : ""));
     }
@@ -48,6 +52,9 @@ record Target(URI uri, Endpoint endpoint, String host) {
     String host = uri.getHost().toLowerCase(Locale.ROOT);
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
+    }
+    if (!host.contains(":")) {
+      Ipv4Literal.refuseNonCanonical(host);
     }
     int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
     return new Target(uri, new Endpoint(scheme, host, port), host);

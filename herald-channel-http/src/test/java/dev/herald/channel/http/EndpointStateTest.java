@@ -13,7 +13,7 @@ class EndpointStateTest {
 
   private EndpointState state(int threshold, double rate, int minimumCalls) {
     return new EndpointState(endpoint, new CircuitSettings(threshold, rate, minimumCalls, Duration.ofMinutes(1),
-        Duration.ofSeconds(30), Duration.ofSeconds(1)));
+        Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofDays(5), Duration.ofMinutes(1)));
   }
 
   private static void fail(EndpointState s, long now) {

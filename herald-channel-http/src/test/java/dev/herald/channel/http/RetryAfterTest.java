@@ -11,18 +11,18 @@ class RetryAfterTest {
 
   @Test
   void secondsAndHttpDates() {
-    assertThat(HttpChannel.retryAfter("120", now)).isEqualTo(Duration.ofSeconds(120));
-    assertThat(HttpChannel.retryAfter(" 0 ", now)).isEqualTo(Duration.ZERO);
-    assertThat(HttpChannel.retryAfter("Thu, 01 Jan 2026 00:01:30 GMT", now)).isEqualTo(Duration.ofSeconds(90));
-    assertThat(HttpChannel.retryAfter("Wed, 31 Dec 2025 23:00:00 GMT", now)).as("in the past").isEqualTo(Duration.ZERO);
-    assertThat(HttpChannel.retryAfter("99999999999999999999", now)).isGreaterThan(Duration.ofDays(365));
+    assertThat(ResponseJudge.retryAfter("120", now)).isEqualTo(Duration.ofSeconds(120));
+    assertThat(ResponseJudge.retryAfter(" 0 ", now)).isEqualTo(Duration.ZERO);
+    assertThat(ResponseJudge.retryAfter("Thu, 01 Jan 2026 00:01:30 GMT", now)).isEqualTo(Duration.ofSeconds(90));
+    assertThat(ResponseJudge.retryAfter("Wed, 31 Dec 2025 23:00:00 GMT", now)).as("in the past").isEqualTo(Duration.ZERO);
+    assertThat(ResponseJudge.retryAfter("99999999999999999999", now)).isGreaterThan(Duration.ofDays(365));
   }
 
   @Test
   void anythingElseIsNotUnderstood() {
-    assertThat(HttpChannel.retryAfter("-5", now)).isNull();
-    assertThat(HttpChannel.retryAfter("1.5", now)).isNull();
-    assertThat(HttpChannel.retryAfter("soon", now)).isNull();
-    assertThat(HttpChannel.retryAfter("", now)).isNull();
+    assertThat(ResponseJudge.retryAfter("-5", now)).isNull();
+    assertThat(ResponseJudge.retryAfter("1.5", now)).isNull();
+    assertThat(ResponseJudge.retryAfter("soon", now)).isNull();
+    assertThat(ResponseJudge.retryAfter("", now)).isNull();
   }
 }

@@ -1,0 +1,208 @@
+package dev.herald.channel.http;
+
+import dev.herald.Attempt;
+import dev.herald.DeliveryResult;
+import dev.herald.schedule.DurationText;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpResponse;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Turns a receiver's response into the attempt's result and the attempt log's text: 2xx (with the
+ * expected body, where one is set) is delivered, 410 is final, 429/503 honour Retry-After and pause
+ * the endpoint, other answers are retried; the response's status, headers (cookies masked) and the
+ * start of its body are logged.
+ */
+final class ResponseJudge {
+  /** Most of a response body read; the rest is not. */
+  static final int BODY_LIMIT = 64 * 1024;
+  /** Most of a response body written to the attempt log. */
+  static final int LOGGED_BODY = 1_000;
+  private static final int LOGGED_HEADERS = 40;
+  private static final int LOGGED_HEADER_VALUE = 300;
+
+  private final Clock clock;
+
+  ResponseJudge(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** Turns a response into the attempt's result. */
+  AttemptOutcome judge(HttpResponse<LimitedBody.Body> r, Target t, HttpOptions o, StringBuilder log, long t0) {
+    int status = r.statusCode();
+    LimitedBody.Body body = r.body();
+    String text = new String(body.bytes(), charsetOf(r.headers()));
+    String headline;
+    DeliveryResult result;
+    EndpointState.Verdict verdict = EndpointState.Verdict.RESPONDED;
+    Duration pause = null;
+    String failure = null;
+    String statusText = "HTTP " + status + reason(status);
+
+    if (status >= 200 && status < 300) {
+      if (o.expectedBody() != null && !text.strip().equals(o.expectedBody())) {
+        headline = statusText + " but the body is not the expected '" + o.expectedBody() + "'"
+            + (body.truncated() ? " (it is longer than " + BODY_LIMIT / 1024 + " KiB)" : "");
+        result = DeliveryResult.retry(headline);
+      } else {
+        headline = statusText + (o.expectedBody() != null ? " with the expected body" : "") + ": delivered";
+        result = DeliveryResult.delivered(headline);
+      }
+    } else if (status == 410) {
+      headline = statusText + ": the receiver says the endpoint is gone; not retrying";
+      result = DeliveryResult.fail(headline);
+    } else if (status >= 300 && status < 400) {
+      headline = statusText + ": redirect to " + location(r, t) + " not followed";
+      result = DeliveryResult.retry(headline);
+    } else if (status == 429 || status == 503) {
+      verdict = EndpointState.Verdict.FAILED;
+      failure = statusText;
+      String header = r.headers().firstValue("retry-after").orElse(null);
+      Duration asked = header == null ? null : retryAfter(header, clock.instant());
+      if (asked != null) {
+        Duration wait = asked.compareTo(o.maxRetryAfter()) > 0 ? o.maxRetryAfter() : asked;
+        headline = statusText + " with Retry-After: " + header + "; next attempt in no less than "
+            + DurationText.format(wait) + (wait.equals(asked) ? "" : " (capped by option max-retry-after)")
+            + ", and the endpoint paused as long";
+        pause = wait;
+        result = DeliveryResult.retryAfter(wait, headline);
+      } else {
+        headline = statusText + (header == null ? "" : " with a Retry-After that is neither seconds nor an HTTP date: "
+            + header);
+        result = DeliveryResult.retry(headline);
+      }
+    } else {
+      headline = statusText;
+      result = DeliveryResult.retry(headline);
+      if (status >= 500 || status == 408) {
+        verdict = EndpointState.Verdict.FAILED;
+        failure = statusText;
+      }
+    }
+
+    log.append("< ").append(r.version() == HttpClient.Version.HTTP_2 ? "HTTP/2" : "HTTP/1.1").append(' ')
+        .append(status).append('\n');
+    int shown = 0;
+    for (Map.Entry<String, List<String>> h : r.headers().map().entrySet()) {
+      if (h.getKey().startsWith(":")) {
+        continue;
+      }
+      for (String v : h.getValue()) {
+        if (shown++ == LOGGED_HEADERS) {
+          log.append("< (more headers not shown)\n");
+        }
+        if (shown <= LOGGED_HEADERS) {
+          String value = h.getKey().equalsIgnoreCase("set-cookie") ? "****" : Attempt.bound(v, LOGGED_HEADER_VALUE);
+          log.append("< ").append(h.getKey().toLowerCase(Locale.ROOT)).append(": ").append(value).append('\n');
+        }
+      }
+    }
+    if (text.isEmpty()) {
+      log.append("< (empty body)\n");
+    } else {
+      log.append("<\n");
+      for (String line : Attempt.bound(text, LOGGED_BODY).split("\n", -1)) {
+        log.append("< ").append(line).append('\n');
+      }
+      if (body.truncated()) {
+        log.append("< (body longer than ").append(BODY_LIMIT / 1024).append(" KiB; the rest was not read)\n");
+      }
+    }
+    String detail = Attempt.bound(headline + "\n" + log + took(t0));
+    result = new DeliveryResult(result.outcome(), detail, result.retryAfter(), null);
+    return new AttemptOutcome(result, verdict, pause, failure);
+  }
+
+  static String took(long t0) {
+    return "took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms";
+  }
+
+  private static String location(HttpResponse<?> r, Target t) {
+    String raw = r.headers().firstValue("location").orElse(null);
+    if (raw == null) {
+      return "(no Location header)";
+    }
+    try {
+      return t.uri().resolve(URI.create(raw.strip())).toString();
+    } catch (IllegalArgumentException e) {
+      return raw;
+    }
+  }
+
+  private static Charset charsetOf(HttpHeaders headers) {
+    String type = headers.firstValue("content-type").orElse("");
+    for (String part : type.split(";")) {
+      String p = part.strip();
+      if (p.regionMatches(true, 0, "charset=", 0, 8)) {
+        try {
+          return Charset.forName(p.substring(8).replace("\"", "").strip());
+        } catch (RuntimeException e) {
+          return StandardCharsets.UTF_8;
+        }
+      }
+    }
+    return StandardCharsets.UTF_8;
+  }
+
+  private static String reason(int status) {
+    String phrase = switch (status) {
+      case 200 -> "OK";
+      case 201 -> "Created";
+      case 202 -> "Accepted";
+      case 204 -> "No Content";
+      case 301 -> "Moved Permanently";
+      case 302 -> "Found";
+      case 303 -> "See Other";
+      case 307 -> "Temporary Redirect";
+      case 308 -> "Permanent Redirect";
+      case 400 -> "Bad Request";
+      case 401 -> "Unauthorized";
+      case 403 -> "Forbidden";
+      case 404 -> "Not Found";
+      case 405 -> "Method Not Allowed";
+      case 408 -> "Request Timeout";
+      case 410 -> "Gone";
+      case 413 -> "Content Too Large";
+      case 429 -> "Too Many Requests";
+      case 500 -> "Internal Server Error";
+      case 502 -> "Bad Gateway";
+      case 503 -> "Service Unavailable";
+      case 504 -> "Gateway Timeout";
+      default -> null;
+    };
+    return phrase == null ? "" : " " + phrase;
+  }
+
+  /**
+   * Reads a Retry-After value: delta-seconds or an HTTP date (RFC 9110). Null if it is neither; a
+   * date in the past is zero.
+   */
+  static Duration retryAfter(String value, Instant now) {
+    String v = value.strip();
+    if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      // beyond ten digits (over 300 years) the cap applies anyway
+      return Duration.ofSeconds(v.length() > 10 ? 9_999_999_999L : Long.parseLong(v));
+    }
+    try {
+      Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+      Duration d = Duration.between(now, at).truncatedTo(ChronoUnit.MILLIS);
+      return d.isNegative() ? Duration.ZERO : d;
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+}

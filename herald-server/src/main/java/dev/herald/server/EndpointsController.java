@@ -1,0 +1,131 @@
+package dev.herald.server;
+
+import dev.herald.InvalidInputException;
+import dev.herald.channel.http.EndpointStatus;
+import dev.herald.channel.http.HttpChannel;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Clock;
+import java.util.Set;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Webhook endpoints (origins: scheme, host, port) as this server's channel sees them: circuit,
+ * requests in flight, rate, last failure, disabled flag. Admins disable and enable an endpoint and
+ * set its own rate limit; both are stored and hold on every server and across restarts.
+ */
+@RestController
+@RequestMapping("/api/v1/endpoints")
+class EndpointsController {
+  private final HttpChannel http;
+  private final EndpointSettings settings;
+  private final ServerProperties properties;
+
+  EndpointsController(HttpChannel http, EndpointSettings settings, ServerProperties properties) {
+    this.http = http;
+    this.settings = settings;
+    this.properties = properties;
+  }
+
+  @GetMapping
+  ObjectNode list() {
+    ObjectNode out = Views.object();
+    ArrayNode items = out.putArray("items");
+    http.endpoints().forEach(e -> items.add(view(e)));
+    return out;
+  }
+
+  @PostMapping("/disable")
+  @AdminOnly
+  ObjectNode disable(HttpServletRequest request) {
+    ObjectNode in = body(request, Set.of("url", "reason"));
+    String endpoint = endpoint(in);
+    String reason = JsonInput.text(in, "", "reason");
+    if (reason != null && reason.length() > 500) {
+      throw ApiException.invalid("reason", "must be at most 500 characters");
+    }
+    String why = reason == null || reason.isBlank() ? "disabled by an operator" : "disabled by an operator: " + reason;
+    java.time.Instant now = Clock.systemUTC().instant();
+    settings.disabled(endpoint, now, why);
+    http.disable(endpoint, why, now);
+    return current(endpoint);
+  }
+
+  @PostMapping("/enable")
+  @AdminOnly
+  ObjectNode enable(HttpServletRequest request) {
+    String endpoint = endpoint(body(request, Set.of("url")));
+    settings.enabled(endpoint);
+    http.enable(endpoint);
+    return current(endpoint);
+  }
+
+  @PutMapping("/rate")
+  @AdminOnly
+  ObjectNode rate(HttpServletRequest request) {
+    ObjectNode in = body(request, Set.of("url", "maxRate"));
+    String endpoint = endpoint(in);
+    if (!in.has("maxRate")) {
+      throw ApiException.invalid("maxRate", "is required: a rate such as 100/s, or null to remove the endpoint's own");
+    }
+    String rate = JsonInput.text(in, "", "maxRate");
+    try {
+      http.maxRate(endpoint, rate);
+    } catch (InvalidInputException e) {
+      throw ApiException.invalid("maxRate", e.reason());
+    }
+    settings.maxRate(endpoint, http.maxRate(endpoint).orElse(null));
+    return current(endpoint);
+  }
+
+  private ObjectNode body(HttpServletRequest request, Set<String> fields) {
+    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    JsonInput.only(in, "", fields);
+    return in;
+  }
+
+  /** The endpoint of field {@code url}: any URL on it, e.g. {@code https://hooks.example.com/x}. */
+  private static String endpoint(ObjectNode in) {
+    String url = JsonInput.requiredText(in, "", "url");
+    try {
+      return HttpChannel.endpointOf(url);
+    } catch (InvalidInputException e) {
+      throw ApiException.invalid("url", e.reason());
+    }
+  }
+
+  private ObjectNode current(String endpoint) {
+    return http.endpoint(endpoint).map(this::view).orElseGet(() -> {
+      ObjectNode o = Views.object();
+      o.put("endpoint", endpoint);
+      o.put("disabled", false);
+      o.put("maxRate", http.maxRate(endpoint).orElse(null));
+      return o;
+    });
+  }
+
+  private ObjectNode view(EndpointStatus e) {
+    ObjectNode o = Views.object();
+    o.put("endpoint", e.endpoint());
+    o.put("disabled", e.disabled());
+    Views.time(o, "disabledAt", e.disabledAt());
+    o.put("disabledReason", e.disabledReason());
+    o.put("circuit", e.circuit().name());
+    Views.time(o, "openUntil", e.openUntil());
+    o.put("inFlight", e.inFlight());
+    o.put("requestsPerSecond", e.requestsPerSecond());
+    o.put("maxRate", http.maxRate(e.endpoint()).orElse(e.maxRate()));
+    o.put("ownMaxRate", http.maxRate(e.endpoint()).orElse(null));
+    o.put("waitingForRate", e.waitingForRate());
+    o.put("consecutiveFailures", e.consecutiveFailures());
+    o.put("lastFailure", e.lastFailure());
+    Views.time(o, "lastFailureAt", e.lastFailureAt());
+    Views.time(o, "failingSince", e.failingSince());
+    return o;
+  }
+}
