@@ -29,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Every outcome of the AMQP channel against Qpid Broker-J speaking AMQP 0-9-1 in this JVM. */
 class AmqpChannelTest {
-  @TempDir static Path brokerDir;
   static QpidBroker broker;
   static Connection admin;
   static com.rabbitmq.client.Channel ch;
@@ -39,7 +38,7 @@ class AmqpChannelTest {
 
   @BeforeAll
   static void startBroker() throws Exception {
-    broker = new QpidBroker(brokerDir);
+    broker = QpidBroker.shared();
     admin = broker.connect();
     ch = admin.createChannel();
     ch.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
@@ -50,9 +49,8 @@ class AmqpChannelTest {
   }
 
   @AfterAll
-  static void stopBroker() throws Exception {
+  static void closeAdmin() throws Exception {
     admin.close();
-    broker.close();
   }
 
   @AfterEach

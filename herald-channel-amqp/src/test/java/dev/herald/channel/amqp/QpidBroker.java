@@ -3,7 +3,6 @@ package dev.herald.channel.amqp;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,9 +19,28 @@ import org.apache.qpid.server.model.SystemConfig;
  * like a RabbitMQ node restarted with its disk.
  */
 final class QpidBroker implements AutoCloseable {
+  private static QpidBroker shared;
+
   private final Path dir;
   private SystemLauncher launcher;
   private int port;
+
+  /** One broker for all test classes of this JVM (it takes seconds to start); stopped at exit. */
+  static synchronized QpidBroker shared() throws Exception {
+    if (shared == null) {
+      Path dir = Files.createTempDirectory("herald-qpid");
+      shared = new QpidBroker(dir);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        shared.stop();
+        try (var files = Files.walk(dir)) {
+          files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+          // temporary files only
+        }
+      }));
+    }
+    return shared;
+  }
 
   QpidBroker(Path dir) throws Exception {
     this.dir = dir;
@@ -105,7 +123,4 @@ final class QpidBroker implements AutoCloseable {
     stop();
   }
 
-  static void unchecked(IOException e) {
-    throw new UncheckedIOException(e);
-  }
 }
