@@ -26,8 +26,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,26 +40,13 @@ class KafkaChannelTest {
 
   @BeforeAll
   static void startKafka() throws Exception {
-    cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-        .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
-        .setConfigProp("auto.create.topics.enable", "false")
-        .setConfigProp("offsets.topic.replication.factor", "1")
-        .setConfigProp("group.initial.rebalance.delay.ms", "0")
-        .build();
-    cluster.format();
-    cluster.startup();
-    cluster.waitForReadyBrokers();
+    cluster = TestKafka.shared();
     try (Admin admin = cluster.admin()) {
       admin.createTopics(List.of(
           new NewTopic("orders.paid", 1, (short) 1),
           new NewTopic("orders.refunded", 1, (short) 1),
           new NewTopic("orders.small", 1, (short) 1).configs(Map.of("max.message.bytes", "1000")))).all().get();
     }
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    cluster.close();
   }
 
   @AfterEach
