@@ -11,7 +11,8 @@ import java.util.Map;
 
 /** Command-line settings of one bench run. Every one has a default; {@link #usage()} lists them. */
 final class Options {
-  static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "intake", "scale", "roof");
+  static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "intake", "scale", "roof",
+      "brokers");
 
   List<String> cases = List.of("burn-down");
   List<String> dbs = List.of("h2");
