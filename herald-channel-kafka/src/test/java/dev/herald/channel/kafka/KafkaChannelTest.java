@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every outcome of the Kafka channel, against a KRaft broker of Kafka's test kit in this JVM. */
+@org.junit.jupiter.api.extension.ExtendWith(TestKafka.class)
 class KafkaChannelTest {
   static KafkaClusterTestKit cluster;
 

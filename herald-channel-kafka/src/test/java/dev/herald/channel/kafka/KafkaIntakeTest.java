@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Intake from a Kafka topic (document 001): duplicates, poison records, a crash before the offset commit, back-pressure. */
+@org.junit.jupiter.api.extension.ExtendWith(TestKafka.class)
 class KafkaIntakeTest {
   static KafkaClusterTestKit cluster;
   static KafkaProducer<String, String> producer;
