@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every outcome of the AMQP channel against Qpid Broker-J speaking AMQP 0-9-1 in this JVM. */
+@org.junit.jupiter.api.extension.ExtendWith(QpidBroker.Shared.class)
 class AmqpChannelTest {
   static QpidBroker broker;
   static Connection admin;

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Intake from a RabbitMQ queue (document 001): duplicates, poison messages, a crash before the ack, back-pressure. */
+@org.junit.jupiter.api.extension.ExtendWith(QpidBroker.Shared.class)
 class AmqpIntakeTest {
   static QpidBroker broker;
   static Connection admin;

@@ -12,6 +12,8 @@ import org.apache.qpid.server.SystemLauncher;
 import org.apache.qpid.server.SystemLauncherListener;
 import org.apache.qpid.server.model.Broker;
 import org.apache.qpid.server.model.SystemConfig;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Qpid Broker-J as an AMQP 0-9-1 broker in the test JVM, on a random loopback port. Queues and
@@ -25,19 +27,35 @@ final class QpidBroker implements AutoCloseable {
   private SystemLauncher launcher;
   private int port;
 
-  /** One broker for all test classes of this JVM (it takes seconds to start); stopped at exit. */
-  static synchronized QpidBroker shared() throws Exception {
-    if (shared == null) {
-      Path dir = Files.createTempDirectory("herald-qpid");
-      shared = new QpidBroker(dir);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        shared.stop();
-        try (var files = Files.walk(dir)) {
-          files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-          // temporary files only
+  /**
+   * One broker for all test classes of this JVM (it takes seconds to start), started by the first
+   * class that uses it ({@code @ExtendWith(QpidBroker.Shared.class)}) and stopped when JUnit finishes.
+   */
+  static final class Shared implements BeforeAllCallback {
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+      synchronized (QpidBroker.class) {
+        if (shared == null) {
+          Path dir = Files.createTempDirectory("herald-qpid");
+          shared = new QpidBroker(dir);
+          context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+              .put(QpidBroker.class, (ExtensionContext.Store.CloseableResource) () -> {
+                synchronized (QpidBroker.class) {
+                  shared.stop();
+                  shared = null;
+                }
+                try (var files = Files.walk(dir)) {
+                  files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
+              });
         }
-      }));
+      }
+    }
+  }
+
+  static synchronized QpidBroker shared() {
+    if (shared == null) {
+      throw new IllegalStateException("annotate the test class with @ExtendWith(QpidBroker.Shared.class)");
     }
     return shared;
   }
