@@ -94,6 +94,7 @@ public final class Bench {
                 case "intake" -> Intake.run(ctx, db);
                 case "scale" -> Scale.run(ctx, db);
                 case "roof" -> Roof.run(ctx, db);
+                case "brokers" -> Brokers.run(ctx, db);
                 default -> throw new IllegalStateException(c);
               }
             } catch (BenchException e) {
@@ -251,6 +252,18 @@ public final class Bench {
               ratio(herald, r.metric("deliveries_per_s")), r.metric("jvm_cpu_us_per_delivery"),
               r.metric("db_cpu_us_per_delivery"), r.metric("db_write_transactions_per_delivery"),
               r.metric("db_wal_bytes_per_delivery"), r.ok() ? "yes" : "NO");
+        }
+        yield t;
+      }
+      case "brokers" -> {
+        Table t = new Table(title + " (Herald through herald-channel-amqp / -kafka vs a plain producer to the same"
+            + " broker, confirmed / acks=all)", "system", "variant", "n", "seconds", "messages/s", "x plain producer",
+            "ok");
+        for (Result r : mine) {
+          double roof = best(mine, x -> x.system().equals("plain-producer") && x.variant().equals(r.variant()),
+              "deliveries_per_s", true).map(x -> x.metric("deliveries_per_s")).orElse(Double.NaN);
+          t.row(r.system(), r.variant(), r.settings().get("n"), r.metric("seconds"), r.metric("deliveries_per_s"),
+              ratio(r.metric("deliveries_per_s"), roof), r.ok() ? "yes" : "NO");
         }
         yield t;
       }

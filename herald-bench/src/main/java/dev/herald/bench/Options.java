@@ -12,8 +12,8 @@ import java.util.Map;
 /** Command-line settings of one bench run. Every one has a default; {@link #usage()} lists them. */
 final class Options {
   static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "intake", "scale", "roof");
-  /** Cases that need something outside the JVM (nginx, the server jar): run by name only, not by {@code all}. */
-  static final List<String> EXTRA_CASES = List.of("webhooks-nginx", "server");
+  /** Cases run only when named: they need something outside the JVM (nginx, the server jar) or start brokers. */
+  static final List<String> EXTRA_CASES = List.of("webhooks-nginx", "server", "brokers");
 
   List<String> cases = List.of("burn-down");
   List<String> dbs = List.of("h2");
@@ -287,6 +287,7 @@ final class Options {
 
           --case C[,C...]      burn-down | lateness | webhooks | intake | scale | roof | all   (burn-down)
                            by name only: webhooks-nginx (needs nginx), server (needs herald-server.jar)
+                           brokers (AMQP and Kafka brokers in the JVM)
           --db D[,D...]        h2 | postgres                                                   (h2)
           --systems S[,S...]   herald,db-scheduler; --no-baseline = herald only                 (both)
           --out FILE           results file, one JSON line per result   (herald-bench/results/results.jsonl)

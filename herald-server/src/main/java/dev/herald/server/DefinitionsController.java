@@ -106,8 +106,21 @@ class DefinitionsController {
     try {
       return herald.definitions().save(d);
     } catch (InvalidInputException e) {
-      throw ApiException.invalid(apiField(e.field()), e.reason());
+      throw ApiException.invalid(apiField(e.field()), e.reason() + settingHint(e, d.channel()));
     }
+  }
+
+  /** For a channel the server has but is not configured, the setting that turns it on. */
+  private static String settingHint(InvalidInputException e, String channel) {
+    if (!e.field().equals("channel") || !e.reason().startsWith("no channel named")) {
+      return "";
+    }
+    return switch (channel) {
+      case "mail" -> " (set herald.mail.host and herald.mail.from to turn the mail channel on)";
+      case "amqp" -> " (set herald.amqp.brokers.<name>=amqp://... to turn the AMQP channel on)";
+      case "kafka" -> " (set herald.kafka.bootstrap-servers to turn the Kafka channel on)";
+      default -> "";
+    };
   }
 
   /**
@@ -122,7 +135,7 @@ class DefinitionsController {
         channel = "http";
       }
       if (channel.equals(NoticeDefinition.LOCAL_CHANNEL)) {
-        throw ApiException.invalid("channel", "the server has no in-process handlers; use http");
+        throw ApiException.invalid("channel", "the server has no in-process handlers; use http, mail, amqp or kafka");
       }
       String target = JsonInput.text(in, "", "target");
       if (target == null) {

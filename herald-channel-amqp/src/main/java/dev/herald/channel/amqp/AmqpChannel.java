@@ -1,0 +1,297 @@
+package dev.herald.channel.amqp;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.herald.DeliveryResult;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import dev.herald.schedule.DurationText;
+import dev.herald.spi.Channel;
+import dev.herald.spi.Delivery;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Publishes notices to RabbitMQ (AMQP 0-9-1) as persistent messages with {@code mandatory} set, in
+ * confirm mode: the broker's ack makes the attempt {@code DELIVERED}; a nack, no confirm within
+ * the timeout, or a lost connection makes it {@code RETRY}; a message no queue takes (returned
+ * unroutable) makes it {@code FAIL}. The message id is the notice id (the same on every attempt,
+ * so consumers can drop repeats); headers {@code x-herald-definition} and {@code x-herald-attempt}
+ * say what it is; the body is the JSON payload ({@code application/json}).
+ *
+ * <p>The target is {@code exchange/routing-key} (see {@code AmqpTarget}); a notice's own target
+ * overrides the definition's. Definition options: {@code broker} (which of the builder's brokers;
+ * required when there are several), {@code confirm-timeout} (default: the builder's).
+ *
+ * <pre>{@code
+ * AmqpChannel amqp = AmqpChannel.builder()
+ *     .broker("main", "amqp://herald:secret@rabbit.internal:5672/orders")
+ *     .build();
+ * Herald herald = Herald.builder()
+ *     .channel(amqp)
+ *     .define(NoticeDefinition.builder("order-paid")
+ *         .channel("amqp", "orders/order.paid")
+ *         .build())
+ *     .build().start();
+ * }</pre>
+ *
+ * <p>Each broker has its own connection and limit of unconfirmed messages: a broker that is down,
+ * slow to confirm or blocked by a resource alarm holds up only its own notices.
+ */
+public final class AmqpChannel implements Channel {
+  /** The default channel name, used by definitions as {@code .channel("amqp", "exchange/key")}. */
+  public static final String NAME = "amqp";
+  /** Header carrying the definition's name. */
+  public static final String HEADER_DEFINITION = "x-herald-definition";
+  /** Header carrying the attempt number, 1 for the first. */
+  public static final String HEADER_ATTEMPT = "x-herald-attempt";
+
+  static final String OPTION_BROKER = "broker";
+  static final String OPTION_CONFIRM_TIMEOUT = "confirm-timeout";
+
+  private final String name;
+  private final Map<String, BrokerPublisher> brokers;
+  private final String defaultBroker;
+  private final Duration confirmTimeout;
+  private final ExecutorService executor =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-amqp-", 0).factory());
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("herald-amqp-confirms").factory());
+  private volatile boolean closed;
+
+  private AmqpChannel(Builder b) {
+    this.name = b.name;
+    this.confirmTimeout = b.confirmTimeout;
+    Map<String, BrokerPublisher> m = new LinkedHashMap<>();
+    b.brokers.forEach((n, f) -> m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay,
+        b.maxInFlightPerBroker, executor, timer, b.clock)));
+    this.brokers = Map.copyOf(m);
+    this.defaultBroker = b.brokers.size() == 1 ? b.brokers.keySet().iterator().next() : null;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** Checks that {@code target} is {@code exchange/routing-key}. */
+  @Override
+  public void validateTarget(String target) {
+    AmqpTarget.parse(target, "target");
+  }
+
+  /**
+   * Checks the target and options {@code broker} and {@code confirm-timeout}.
+   *
+   * @throws InvalidInputException naming {@code target} or {@code options.<key>}
+   */
+  @Override
+  public void validate(NoticeDefinition definition) {
+    validateTarget(definition.target());
+    broker(definition);
+    confirmTimeout(definition);
+  }
+
+  /** The names of the brokers, and whether each is connected now. */
+  public Map<String, Boolean> brokers() {
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    brokers.keySet().stream().sorted().forEach(n -> out.put(n, brokers.get(n).connected()));
+    return out;
+  }
+
+  @Override
+  public CompletionStage<DeliveryResult> deliver(Delivery d) {
+    if (closed) {
+      return CompletableFuture.completedFuture(DeliveryResult.retry("AMQP channel '" + name + "' is closed"));
+    }
+    AmqpTarget target;
+    BrokerPublisher broker;
+    Duration timeout;
+    try {
+      target = AmqpTarget.parse(d.target(), "target");
+    } catch (InvalidInputException e) {
+      return CompletableFuture.completedFuture(DeliveryResult.fail(e.getMessage() + "\n(nothing published)"));
+    }
+    try {
+      broker = brokers.get(broker(d.definition()));
+      timeout = confirmTimeout(d.definition());
+    } catch (InvalidInputException e) {
+      return CompletableFuture.completedFuture(DeliveryResult.retry("definition '" + d.definition().name()
+          + "' has a bad option: " + e.getMessage() + "\n(nothing published; fix the definition and the next attempt uses it)"));
+    }
+    String id = d.notice().id().toString();
+    Map<String, Object> headers = new LinkedHashMap<>();
+    headers.put(HEADER_DEFINITION, d.definition().name());
+    headers.put(HEADER_ATTEMPT, d.attempt());
+    AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+        .messageId(id)
+        .contentType("application/json")
+        .contentEncoding("utf-8")
+        .deliveryMode(2)
+        .timestamp(new Date())
+        .appId("herald")
+        .headers(headers)
+        .build();
+    return broker.publish(target, props, d.notice().payload().getBytes(StandardCharsets.UTF_8),
+        id + "/" + d.attempt(), timeout);
+  }
+
+  private String broker(NoticeDefinition d) {
+    String b = d.option(OPTION_BROKER, defaultBroker);
+    if (b == null) {
+      throw new InvalidInputException("options." + OPTION_BROKER,
+          "is required: the AMQP channel has several brokers " + List.copyOf(brokers.keySet().stream().sorted().toList()));
+    }
+    if (!brokers.containsKey(b)) {
+      throw new InvalidInputException("options." + OPTION_BROKER,
+          "'" + b + "' is not one of the AMQP channel's brokers " + brokers.keySet().stream().sorted().toList());
+    }
+    return b;
+  }
+
+  private Duration confirmTimeout(NoticeDefinition d) {
+    String t = d.option(OPTION_CONFIRM_TIMEOUT, null);
+    if (t == null) {
+      return confirmTimeout;
+    }
+    Duration v = DurationText.parse(t, "options." + OPTION_CONFIRM_TIMEOUT);
+    if (v.isZero()) {
+      throw new InvalidInputException("options." + OPTION_CONFIRM_TIMEOUT, "must be positive, was " + t.strip());
+    }
+    return v;
+  }
+
+  /** Closes the connections; messages still awaiting a confirm count as {@code RETRY}. */
+  @Override
+  public void close() {
+    closed = true;
+    brokers.values().forEach(BrokerPublisher::close);
+    timer.shutdownNow();
+    executor.shutdown();
+  }
+
+  /** Settings of an {@link AmqpChannel}; at least one broker is required. */
+  public static final class Builder {
+    private String name = NAME;
+    private final Map<String, ConnectionFactory> brokers = new LinkedHashMap<>();
+    private Duration confirmTimeout = Duration.ofSeconds(10);
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration reconnectDelay = Duration.ofSeconds(1);
+    private Duration busyDelay = Duration.ofMillis(200);
+    private int maxInFlightPerBroker = 1000;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /** The name definitions use; {@code amqp} by default. */
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * A broker by name, at an {@code amqp://user:password@host:port/vhost} or {@code amqps://} URI.
+     *
+     * @throws InvalidInputException naming {@code brokers.<name>} if the URI is not one
+     */
+    public Builder broker(String brokerName, String uri) {
+      ConnectionFactory f = new ConnectionFactory();
+      try {
+        f.setUri(uri);
+      } catch (URISyntaxException | GeneralSecurityException | IllegalArgumentException e) {
+        throw new InvalidInputException("brokers." + brokerName, "is not an amqp:// or amqps:// URI: " + e.getMessage());
+      }
+      return broker(brokerName, f);
+    }
+
+    /** A broker by name, with a connection factory set up by you (TLS, credentials provider...). */
+    public Builder broker(String brokerName, ConnectionFactory factory) {
+      if (brokerName == null || !brokerName.matches("[a-z0-9][a-z0-9._-]{0,63}")) {
+        throw new InvalidInputException("brokers", "name '" + brokerName + "' must be 1 to 64 of a-z, 0-9, '.', '_', '-'");
+      }
+      brokers.put(brokerName, factory);
+      return this;
+    }
+
+    /** How long to wait for the broker's confirm of a message; 10s by default. */
+    public Builder confirmTimeout(Duration timeout) {
+      this.confirmTimeout = timeout;
+      return this;
+    }
+
+    /** TCP connect and AMQP handshake timeout; 5s by default. */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /** After a failed connect, the least time before the next try; 1s by default. */
+    public Builder reconnectDelay(Duration delay) {
+      this.reconnectDelay = delay;
+      return this;
+    }
+
+    /** Most messages awaiting a confirm per broker; more are deferred. 1000 by default. */
+    public Builder maxInFlightPerBroker(int max) {
+      this.maxInFlightPerBroker = max;
+      return this;
+    }
+
+    /** How long a deferred delivery waits (broker busy or blocked); 200ms by default. */
+    public Builder busyDelay(Duration delay) {
+      this.busyDelay = delay;
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** @throws InvalidInputException naming the bad setting */
+    public AmqpChannel build() {
+      if (name == null || name.isBlank()) {
+        throw new InvalidInputException("name", "must not be blank");
+      }
+      if (brokers.isEmpty()) {
+        throw new InvalidInputException("brokers", "at least one broker is required: .broker(\"main\", \"amqp://...\")");
+      }
+      positive(confirmTimeout, "confirmTimeout");
+      positive(connectTimeout, "connectTimeout");
+      positive(reconnectDelay, "reconnectDelay");
+      positive(busyDelay, "busyDelay");
+      if (maxInFlightPerBroker < 1) {
+        throw new InvalidInputException("maxInFlightPerBroker", "must be at least 1, was " + maxInFlightPerBroker);
+      }
+      for (ConnectionFactory f : brokers.values()) {
+        f.setConnectionTimeout((int) connectTimeout.toMillis());
+        f.setHandshakeTimeout((int) connectTimeout.toMillis());
+        f.setAutomaticRecoveryEnabled(false); // recovered lazily by BrokerPublisher, pending confirms failed first
+        f.setTopologyRecoveryEnabled(false);
+      }
+      return new AmqpChannel(this);
+    }
+
+    private static void positive(Duration d, String field) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new InvalidInputException(field, "must be positive, was " + d);
+      }
+    }
+  }
+}

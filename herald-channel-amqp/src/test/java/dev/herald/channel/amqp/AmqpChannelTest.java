@@ -1,0 +1,243 @@
+package dev.herald.channel.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import dev.herald.Herald;
+import dev.herald.InvalidInputException;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeRequest;
+import dev.herald.NoticeStatus;
+import dev.herald.testing.ManualRunner;
+import dev.herald.testing.SettableClock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every outcome of the AMQP channel against Qpid Broker-J speaking AMQP 0-9-1 in this JVM. */
+@org.junit.jupiter.api.extension.ExtendWith(QpidBroker.Shared.class)
+class AmqpChannelTest {
+  static QpidBroker broker;
+  static Connection admin;
+  static com.rabbitmq.client.Channel ch;
+
+  @TempDir Path dir;
+  final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @BeforeAll
+  static void startBroker() throws Exception {
+    broker = QpidBroker.shared();
+    admin = broker.connect();
+    ch = admin.createChannel();
+    ch.exchangeDeclare("orders", BuiltinExchangeType.TOPIC, true);
+    ch.queueDeclare("paid", true, false, false, null);
+    ch.queueBind("paid", "orders", "order.paid");
+    ch.queueDeclare("refunded", true, false, false, null);
+    ch.queueBind("refunded", "orders", "order.refunded");
+  }
+
+  @AfterAll
+  static void closeAdmin() throws Exception {
+    admin.close();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : toClose.reversed()) {
+      c.close();
+    }
+    ch.queuePurge("paid");
+    ch.queuePurge("refunded");
+  }
+
+  ManualRunner herald(AmqpChannel amqp, NoticeDefinition... definitions) {
+    SettableClock clock = SettableClock.startingNow();
+    Herald.Builder b = Herald.builder().h2File(dir.resolve("h" + toClose.size())).clock(clock).channel(amqp);
+    for (NoticeDefinition d : definitions) {
+      b.define(d);
+    }
+    Herald h = b.build();
+    toClose.add(h);
+    return new ManualRunner(h, clock);
+  }
+
+  static NoticeDefinition orderPaid(String target) {
+    return NoticeDefinition.builder("order-paid").channel("amqp", target).retry("1m").build();
+  }
+
+  @Test
+  void aConfirmedMessageIsDeliveredPersistentWithTheNoticeIdAndHeaders() throws Exception {
+    ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    Notice n = h.enqueue("order-paid", "{\"order\":42}");
+    runner.runDue();
+
+    assertThat(h.operations().find(n.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    GetResponse m = ch.basicGet("paid", true);
+    assertThat(new String(m.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"order\":42}");
+    assertThat(m.getProps().getMessageId()).isEqualTo(n.id().toString());
+    assertThat(m.getProps().getDeliveryMode()).isEqualTo(2);
+    assertThat(m.getProps().getContentType()).isEqualTo("application/json");
+    assertThat(m.getProps().getHeaders()).containsEntry("x-herald-attempt", 1);
+    assertThat(m.getProps().getHeaders().get("x-herald-definition")).hasToString("order-paid");
+  }
+
+  @Test
+  void aNoticesOwnTargetOverridesTheRoutingKey() throws Exception {
+    ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    h.enqueue(NoticeRequest.of("order-paid", "{\"order\":43}").target("orders/order.refunded"));
+    runner.runDue();
+
+    assertThat(ch.basicGet("paid", true)).isNull();
+    assertThat(ch.basicGet("refunded", true).getBody()).asString().isEqualTo("{\"order\":43}");
+  }
+
+  @Test
+  void aMessageNoQueueTakesFailsForGoodSayingSo() {
+    ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.lost"));
+    Herald h = (Herald) toClose.getLast();
+    Notice n = h.enqueue("order-paid", "{}");
+    runner.runDue();
+
+    NoticeDetail d = h.operations().find(n.id()).orElseThrow();
+    assertThat(d.notice().lastError()).contains("unroutable").contains("exchange 'orders' routing key 'order.lost'")
+        .contains("312");
+    assertThat(d.notice().status()).isEqualTo(NoticeStatus.DEAD);
+  }
+
+  @Test
+  void noConfirmInTimeIsRetriedAndABrokerInTroubleDoesNotHoldUpAnother() throws Exception {
+    FreezableProxy proxy = new FreezableProxy(broker.port());
+    toClose.add(proxy);
+    AmqpChannel amqp = AmqpChannel.builder()
+        .broker("healthy", broker.uri())
+        .broker("stuck", "amqp://guest:guest@127.0.0.1:" + proxy.port())
+        .confirmTimeout(Duration.ofMillis(500))
+        .build();
+    NoticeDefinition viaStuck = NoticeDefinition.builder("via-stuck").channel("amqp", "orders/order.paid")
+        .option("broker", "stuck").retry("1m").build();
+    NoticeDefinition viaHealthy = NoticeDefinition.builder("via-healthy").channel("amqp", "orders/order.refunded")
+        .option("broker", "healthy").retry("1m").build();
+    ManualRunner runner = herald(amqp, viaStuck, viaHealthy);
+    Herald h = (Herald) toClose.getLast();
+    h.enqueue("via-stuck", "{\"warm\":1}");
+    runner.runDue(); // connects through the proxy
+    proxy.freeze();
+
+    Notice stuck = h.enqueue("via-stuck", "{}");
+    Notice healthy = h.enqueue("via-healthy", "{}");
+    long started = System.nanoTime();
+    runner.runDue();
+
+    assertThat(h.operations().find(healthy.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    NoticeDetail d = h.operations().find(stuck.id()).orElseThrow();
+    assertThat(d.notice().status()).isEqualTo(NoticeStatus.FAILED);
+    assertThat(d.notice().lastError()).contains("did not confirm").contains("PT0.5S");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    assertThat(amqp.brokers()).containsEntry("healthy", true);
+  }
+
+  @Test
+  void aMessageAFullQueueRefusesIsRetried() throws Exception {
+    // Qpid's reject policy: a queue holding its maximum refuses further messages
+    ch.queueDeclare("full", true, false, false, Map.of("qpid.max_count", 1, "qpid.policy_type", "reject"));
+    ch.queueBind("full", "orders", "order.full");
+    ch.basicPublish("orders", "order.full", null, "{}".getBytes(StandardCharsets.UTF_8));
+    ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.full"));
+    Herald h = (Herald) toClose.getLast();
+    Notice n = h.enqueue("order-paid", "{}");
+    runner.runDue();
+
+    NoticeDetail d = h.operations().find(n.id()).orElseThrow();
+    assertThat(d.notice().lastError()).contains("returned").contains("506").contains("Maximum depth exceeded");
+    assertThat(d.notice().status()).isEqualTo(NoticeStatus.FAILED);
+  }
+
+  @Test
+  void aBrokerRestartedMidStreamLosesNothing() throws Exception {
+    ch.queueDeclare("stream", true, false, false, null);
+    ch.queueBind("stream", "orders", "order.stream");
+    AmqpChannel amqp = AmqpChannel.builder().broker("main", broker.uri())
+        .confirmTimeout(Duration.ofSeconds(2)).reconnectDelay(Duration.ofMillis(100)).build();
+    Herald h = Herald.builder().h2File(dir.resolve("stream")).channel(amqp)
+        .define(NoticeDefinition.builder("order-stream").channel("amqp", "orders/order.stream")
+            .retry("200ms").unlimitedAttempts().build())
+        .build().start();
+    toClose.add(h);
+
+    List<java.util.UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      ids.add(h.enqueue("order-stream", "{\"n\":" + i + "}").id());
+      if (i == 40) {
+        broker.restart(); // connections drop; unconfirmed messages are retried, confirmed ones are on disk
+        admin = broker.connect();
+        ch = admin.createChannel();
+      }
+      Thread.sleep(2);
+    }
+
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(ids).allSatisfy(id ->
+            assertThat(h.operations().find(id).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED)));
+    java.util.Set<String> received = new java.util.HashSet<>();
+    GetResponse m;
+    while ((m = ch.basicGet("stream", true)) != null) {
+      received.add(m.getProps().getMessageId());
+    }
+    assertThat(received).containsAll(ids.stream().map(Object::toString).toList());
+  }
+
+  @Test
+  void aBrokerThatCannotBeReachedIsRetried() throws Exception {
+    int closedPort;
+    try (var s = new java.net.ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    ManualRunner runner = herald(AmqpChannel.builder().broker("gone", "amqp://guest:guest@127.0.0.1:" + closedPort).build(),
+        orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    Notice n = h.enqueue("order-paid", "{}");
+    runner.runDue();
+
+    NoticeDetail d = h.operations().find(n.id()).orElseThrow();
+    assertThat(d.notice().status()).isEqualTo(NoticeStatus.FAILED);
+    assertThat(d.notice().lastError()).contains("broker 'gone' unreachable").contains("Connect");
+  }
+
+  @Test
+  void aDefinitionIsRefusedNamingTheBadField() {
+    AmqpChannel two = AmqpChannel.builder().broker("a", broker.uri()).broker("b", broker.uri()).build();
+    toClose.add(two);
+    assertThatThrownBy(() -> two.validate(orderPaid("orders/order.paid")))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("options.broker"));
+    assertThatThrownBy(() -> two.validate(NoticeDefinition.builder("x").channel("amqp", "orders/k")
+        .option("broker", "c").build()))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.getMessage()).contains("[a, b]"));
+    assertThatThrownBy(() -> two.validate(NoticeDefinition.builder("x").channel("amqp", "orders/k")
+        .option("broker", "a").option("confirm-timeout", "soon").build()))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("options.confirm-timeout"));
+    assertThatThrownBy(() -> two.validateTarget("/"))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("target"));
+    assertThatThrownBy(() -> two.validateTarget("bad exchange/k"))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("target"));
+    assertThatThrownBy(() -> AmqpChannel.builder().broker("main", "http://x").build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("brokers.main"));
+    assertThatThrownBy(() -> AmqpChannel.builder().build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("brokers"));
+    assertThat(Map.of()).isEmpty();
+  }
+}

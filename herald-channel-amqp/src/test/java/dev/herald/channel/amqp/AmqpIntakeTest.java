@@ -1,0 +1,200 @@
+package dev.herald.channel.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.GetResponse;
+import dev.herald.DeliveryResult;
+import dev.herald.Herald;
+import dev.herald.Notice;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeQuery;
+import dev.herald.NoticeStatus;
+import dev.herald.intake.IntakeFormat;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Intake from a RabbitMQ queue (document 001): duplicates, poison messages, a crash before the ack, back-pressure. */
+@org.junit.jupiter.api.extension.ExtendWith(QpidBroker.Shared.class)
+class AmqpIntakeTest {
+  static QpidBroker broker;
+  static Connection admin;
+  static com.rabbitmq.client.Channel ch;
+
+  @TempDir Path dir;
+  final List<AutoCloseable> toClose = new ArrayList<>();
+  final Set<String> delivered = ConcurrentHashMap.newKeySet();
+
+  @BeforeAll
+  static void connect() throws Exception {
+    broker = QpidBroker.shared();
+    admin = broker.connect();
+    ch = admin.createChannel();
+  }
+
+  @AfterAll
+  static void disconnect() throws Exception {
+    admin.close();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : toClose.reversed()) {
+      c.close();
+    }
+  }
+
+  String queue() throws Exception {
+    String q = "intake-" + System.nanoTime();
+    ch.queueDeclare(q, true, false, false, null);
+    return q;
+  }
+
+  Herald.Builder herald(JdbcDataSource ds, String node) {
+    return Herald.builder().dataSource(ds).nodeId(node).pollInterval(Duration.ofMillis(50))
+        .define(NoticeDefinition.builder("merchant-callback").handler("record").build())
+        .handler("record", ctx -> {
+          delivered.add(ctx.payload());
+          return DeliveryResult.delivered();
+        });
+  }
+
+  JdbcDataSource database() {
+    JdbcDataSource ds = new JdbcDataSource();
+    ds.setURL("jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_DELAY=-1");
+    return ds;
+  }
+
+  Herald idle(JdbcDataSource ds) {
+    Herald h = herald(ds, "idle").build(); // built, not started: nothing is delivered
+    toClose.add(h);
+    return h;
+  }
+
+  AmqpIntake intake(Herald h, String queue, IntakeFormat format) throws Exception {
+    return intake(AmqpIntake.builder(h).uri(broker.uri()).queue(queue).format(format).pause(Duration.ofMillis(50)));
+  }
+
+  AmqpIntake intake(AmqpIntake.Builder b) throws Exception {
+    AmqpIntake i = b.build().start();
+    toClose.add(i);
+    return i;
+  }
+
+  static void publish(String queue, String messageId, String body) throws Exception {
+    ch.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId(messageId).deliveryMode(2).build(),
+        body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static List<Notice> notices(Herald h) {
+    return h.operations().query(NoticeQuery.all().definition("merchant-callback").page(0, 1000)).items();
+  }
+
+  @Test
+  void aMessageDeliveredTwiceMakesOneNoticeByMessageIdOrEnvelopeKey() throws Exception {
+    Herald h = idle(database());
+    String q = queue();
+    AmqpIntake bodies = intake(h, q, IntakeFormat.payload("merchant-callback"));
+    publish(q, "m-1", "{\"order\":1}");
+    publish(q, "m-1", "{\"order\":1}");
+    publish(q, "m-2", "{\"order\":2}");
+    await().atMost(Duration.ofSeconds(10)).until(() -> bodies.taken() == 3);
+    assertThat(notices(h)).extracting(Notice::idempotencyKey).containsExactlyInAnyOrder("m-1", "m-2");
+
+    String q2 = queue();
+    AmqpIntake envelopes = intake(h, q2, IntakeFormat.envelope());
+    String envelope = """
+        {"definition": "merchant-callback", "payload": {"order": 3}, "idempotencyKey": "order-3",
+         "fireAt": "2030-01-01T00:00:00Z"}""";
+    publish(q2, "x-1", envelope);
+    publish(q2, "x-2", envelope); // another message id, the same key: a duplicate
+    await().atMost(Duration.ofSeconds(10)).until(() -> envelopes.taken() == 2);
+    List<Notice> all = notices(h);
+    assertThat(all).hasSize(3);
+    Notice third = all.stream().filter(n -> "order-3".equals(n.idempotencyKey())).findFirst().orElseThrow();
+    assertThat(third.payload()).isEqualTo("{\"order\": 3}");
+    assertThat(third.fireAt()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+  }
+
+  @Test
+  void poisonMessagesAreParkedWithTheReasonAndNeverBlockTheOnesBehind() throws Exception {
+    Herald h = idle(database());
+    String q = queue();
+    AmqpIntake intake = intake(h, q, IntakeFormat.envelope());
+    publish(q, "p-1", "not json");
+    publish(q, "p-2", "{\"payload\": {}}");
+    publish(q, "p-3", "{\"definition\": \"no-such\", \"payload\": {}}");
+    publish(q, "ok", "{\"definition\": \"merchant-callback\", \"payload\": {\"order\": 9}}");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 1 && intake.parked() == 3);
+    assertThat(notices(h)).extracting(Notice::idempotencyKey).containsExactly("ok");
+    List<String> reasons = new ArrayList<>();
+    GetResponse m;
+    while ((m = ch.basicGet(q + ".parked", true)) != null) {
+      reasons.add(m.getProps().getMessageId() + ": " + m.getProps().getHeaders().get(AmqpIntake.HEADER_REASON));
+    }
+    assertThat(reasons).hasSize(3);
+    assertThat(reasons.get(0)).startsWith("p-1: envelope: body: not valid JSON at offset 0");
+    assertThat(reasons.get(1)).isEqualTo("p-2: envelope: 'definition' is required");
+    assertThat(reasons.get(2)).startsWith("p-3: ").contains("no-such");
+    assertThat(ch.messageCount(q)).isZero();
+  }
+
+  @Test
+  void aCrashBetweenCommitAndAckGivesADuplicateTheKeyAbsorbs() throws Exception {
+    Herald h = idle(database());
+    String q = queue();
+    AtomicBoolean crashed = new AtomicBoolean();
+    AmqpIntake first = intake(AmqpIntake.builder(h).uri(broker.uri()).queue(q)
+        .format(IntakeFormat.payload("merchant-callback"))
+        .afterCommit(n -> {
+          crashed.set(true);
+          throw new IllegalStateException("crash after the commit, before the ack");
+        }));
+    publish(q, "m-1", "{\"order\":1}");
+    await().atMost(Duration.ofSeconds(10)).untilTrue(crashed);
+    first.close(); // the broker gives the unacknowledged message to the next consumer
+
+    AmqpIntake second = intake(h, q, IntakeFormat.payload("merchant-callback"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> second.taken() == 1);
+    assertThat(notices(h)).hasSize(1).first().extracting(Notice::idempotencyKey).isEqualTo("m-1");
+    assertThat(ch.messageCount(q)).isZero();
+  }
+
+  @Test
+  void intakePausesWhileTheBacklogIsFullAndResumesByItself() throws Exception {
+    JdbcDataSource ds = database();
+    // a node that delivers nothing, so the backlog fills; intake runs on it
+    Herald intakeNode = herald(ds, "intake").onlyDefinitions(Set.of("nothing")).maxBacklog(3).build().start();
+    toClose.add(intakeNode);
+    String q = queue();
+    AmqpIntake intake = intake(intakeNode, q, IntakeFormat.payload("merchant-callback"));
+    for (int i = 0; i < 20; i++) {
+      publish(q, "m-" + i, "{\"order\":" + i + "}");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.pauses() > 0);
+    long takenWhilePaused = intake.taken();
+    assertThat(takenWhilePaused).isLessThan(20);
+
+    Herald worker = herald(ds, "worker").build().start(); // drains the backlog
+    toClose.add(worker);
+    await().atMost(Duration.ofSeconds(30)).until(() -> intake.taken() == 20);
+    await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 20);
+    assertThat(notices(intakeNode)).hasSize(20).allSatisfy(n -> assertThat(n.status()).isEqualTo(NoticeStatus.SUCCEEDED));
+  }
+}

@@ -1,0 +1,281 @@
+package dev.herald.channel.kafka;
+
+import dev.herald.DeliveryResult;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import dev.herald.internal.JsonTree;
+import dev.herald.spi.Channel;
+import dev.herald.spi.Delivery;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Sends notices to Kafka through an idempotent producer with {@code acks=all}: the broker's ack
+ * (every in-sync replica has the record) makes the attempt {@code DELIVERED}; a retriable error
+ * still failing after the producer's own retries makes it {@code RETRY}; an error no retry cures
+ * (record too large, not authorized, invalid topic) makes it {@code FAIL}.
+ *
+ * <p>The target is the topic (a notice's own target overrides it). The record key is the notice id,
+ * or, with option {@code key-path}, a value of the JSON payload such as {@code order.id} (records
+ * with one key stay in order in one partition). The value is the JSON payload; headers {@code
+ * x-herald-id}, {@code x-herald-definition} and {@code x-herald-attempt} say what it is.
+ *
+ * <pre>{@code
+ * KafkaChannel kafka = KafkaChannel.builder()
+ *     .bootstrapServers("kafka-1:9092,kafka-2:9092")
+ *     .property("security.protocol", "SASL_SSL")
+ *     .build();
+ * Herald herald = Herald.builder()
+ *     .channel(kafka)
+ *     .define(NoticeDefinition.builder("order-paid")
+ *         .channel("kafka", "orders.paid")
+ *         .option("key-path", "order.id")
+ *         .build())
+ *     .build().start();
+ * }</pre>
+ *
+ * <p>One channel is one cluster with one producer; a second cluster is a second channel with its own
+ * name. At most {@link Builder#maxInFlight(int)} records await an ack; more are deferred.
+ */
+public final class KafkaChannel implements Channel {
+  /** The default channel name, used by definitions as {@code .channel("kafka", "topic")}. */
+  public static final String NAME = "kafka";
+  public static final String HEADER_ID = "x-herald-id";
+  public static final String HEADER_DEFINITION = "x-herald-definition";
+  public static final String HEADER_ATTEMPT = "x-herald-attempt";
+
+  static final String OPTION_KEY_PATH = "key-path";
+  private static final int MAX_TOPIC_LENGTH = 249;
+
+  private final String name;
+  private final Producer<String, byte[]> producer;
+  private final Semaphore inFlight;
+  private final int maxInFlight;
+  private final Duration busyDelay;
+  private final ExecutorService executor =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-kafka-", 0).factory());
+  private volatile boolean closed;
+
+  private KafkaChannel(Builder b) {
+    this.name = b.name;
+    this.maxInFlight = b.maxInFlight;
+    this.inFlight = new Semaphore(b.maxInFlight);
+    this.busyDelay = b.busyDelay;
+    Map<String, Object> config = new LinkedHashMap<>(b.properties);
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
+    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) b.maxBlock.toMillis());
+    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) b.deliveryTimeout.toMillis());
+    // Kafka insists on delivery.timeout.ms >= linger.ms + request.timeout.ms
+    config.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+        (int) Math.max(1, Math.min(30_000, b.deliveryTimeout.toMillis() - 10)));
+    config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+    config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "herald-" + b.name);
+    this.producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** Checks that {@code target} is a legal topic name. */
+  @Override
+  public void validateTarget(String target) {
+    topic(target, "target");
+  }
+
+  /**
+   * Checks the topic and option {@code key-path}.
+   *
+   * @throws InvalidInputException naming {@code target} or {@code options.key-path}
+   */
+  @Override
+  public void validate(NoticeDefinition definition) {
+    validateTarget(definition.target());
+    String path = definition.option(OPTION_KEY_PATH, null);
+    if (path != null && !path.matches("[A-Za-z0-9_$-]+(\\.[A-Za-z0-9_$-]+)*")) {
+      throw new InvalidInputException("options." + OPTION_KEY_PATH,
+          "must be a dotted path into the payload such as order.id, was '" + path + "'");
+    }
+  }
+
+  private static String topic(String t, String field) {
+    if (t == null || t.isEmpty() || t.length() > MAX_TOPIC_LENGTH || !t.matches("[A-Za-z0-9._-]+")
+        || t.equals(".") || t.equals("..")) {
+      throw new InvalidInputException(field, "'" + t + "' is not a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')");
+    }
+    return t;
+  }
+
+  @Override
+  public CompletionStage<DeliveryResult> deliver(Delivery d) {
+    if (closed) {
+      return CompletableFuture.completedFuture(DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
+    }
+    String topic;
+    String key;
+    try {
+      topic = topic(d.target(), "target");
+      key = key(d);
+    } catch (InvalidInputException e) {
+      return CompletableFuture.completedFuture(DeliveryResult.fail(e.getMessage() + "\n(nothing sent)"));
+    }
+    if (!inFlight.tryAcquire()) {
+      return CompletableFuture.completedFuture(DeliveryResult.defer(busyDelay,
+          "Kafka channel '" + name + "' has its limit of " + maxInFlight + " records awaiting an ack; deferred, not queued"));
+    }
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(HEADER_ID, d.notice().id().toString().getBytes(StandardCharsets.UTF_8));
+    headers.add(HEADER_DEFINITION, d.definition().name().getBytes(StandardCharsets.UTF_8));
+    headers.add(HEADER_ATTEMPT, Integer.toString(d.attempt()).getBytes(StandardCharsets.UTF_8));
+    ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null, key,
+        d.notice().payload().getBytes(StandardCharsets.UTF_8), headers);
+    CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
+    result.whenComplete((r, t) -> inFlight.release());
+    try {
+      // send() may block up to max.block.ms for metadata or buffer space: not on the engine's thread
+      executor.execute(() -> {
+        try {
+          producer.send(record, (meta, e) -> executor.execute(() -> result.complete(e == null
+              ? DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset())
+              : KafkaOutcome.of(e, topic))));
+        } catch (RuntimeException e) {
+          result.complete(KafkaOutcome.of(e, topic));
+        }
+      });
+    } catch (RuntimeException e) {
+      result.complete(DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
+    }
+    return result;
+  }
+
+  private static String key(Delivery d) {
+    String path = d.definition().option(OPTION_KEY_PATH, null);
+    if (path == null) {
+      return d.notice().id().toString();
+    }
+    Object v = JsonTree.at(JsonTree.parse(d.notice().payload(), "payload"), path);
+    if (v == null || v instanceof Map<?, ?> || v instanceof List<?>) {
+      throw new InvalidInputException("options." + OPTION_KEY_PATH, "payload value '" + path + "' "
+          + (v == null ? "has no value" : "is an object or array, not a key"));
+    }
+    return v.toString();
+  }
+
+  /** Flushes and closes the producer, waiting up to 5 s for records awaiting an ack. */
+  @Override
+  public void close() {
+    closed = true;
+    producer.close(Duration.ofSeconds(5));
+    executor.shutdown();
+  }
+
+  /** Settings of a {@link KafkaChannel}; only {@link #bootstrapServers(String)} is required. */
+  public static final class Builder {
+    private String name = NAME;
+    private String bootstrapServers;
+    private Duration deliveryTimeout = Duration.ofSeconds(30);
+    private Duration maxBlock = Duration.ofSeconds(5);
+    private Duration busyDelay = Duration.ofMillis(200);
+    private int maxInFlight = 10_000;
+    private final Map<String, Object> properties = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /** The name definitions use; {@code kafka} by default. */
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /** {@code host:port,host:port} of the cluster (required). */
+    public Builder bootstrapServers(String servers) {
+      this.bootstrapServers = servers;
+      return this;
+    }
+
+    /** How long the producer retries one send before the attempt counts as {@code RETRY}; 30s by default. */
+    public Builder deliveryTimeout(Duration timeout) {
+      this.deliveryTimeout = timeout;
+      return this;
+    }
+
+    /** How long a send may wait for topic metadata or buffer space; 5s by default. */
+    public Builder maxBlock(Duration timeout) {
+      this.maxBlock = timeout;
+      return this;
+    }
+
+    /** Most records awaiting an ack; more are deferred. 10000 by default. */
+    public Builder maxInFlight(int max) {
+      this.maxInFlight = max;
+      return this;
+    }
+
+    /** How long a delivery over the limit is deferred; 200ms by default. */
+    public Builder busyDelay(Duration delay) {
+      this.busyDelay = delay;
+      return this;
+    }
+
+    /**
+     * Any other producer setting (security, compression, batching). Idempotence, {@code acks=all}
+     * and the serializers are Herald's and cannot be changed.
+     */
+    public Builder property(String key, Object value) {
+      this.properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /** @throws InvalidInputException naming the bad setting */
+    public KafkaChannel build() {
+      if (name == null || name.isBlank()) {
+        throw new InvalidInputException("name", "must not be blank");
+      }
+      if (bootstrapServers == null || bootstrapServers.isBlank()) {
+        throw new InvalidInputException("bootstrapServers", "is required: host:port of at least one broker");
+      }
+      for (String fixed : List.of(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.ACKS_CONFIG,
+          ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
+        if (properties.containsKey(fixed)) {
+          throw new InvalidInputException("properties." + fixed, "is set by Herald (idempotent, acks=all) and cannot be changed");
+        }
+      }
+      positive(deliveryTimeout, "deliveryTimeout");
+      positive(maxBlock, "maxBlock");
+      positive(busyDelay, "busyDelay");
+      if (maxInFlight < 1) {
+        throw new InvalidInputException("maxInFlight", "must be at least 1, was " + maxInFlight);
+      }
+      return new KafkaChannel(this);
+    }
+
+    private static void positive(Duration d, String field) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new InvalidInputException(field, "must be positive, was " + d);
+      }
+    }
+  }
+}
