@@ -49,7 +49,7 @@ class ConsoleController {
     return "console/login";
   }
 
-  @GetMapping("/denied")
+  @RequestMapping("/denied")
   String denied() {
     return "console/denied";
   }

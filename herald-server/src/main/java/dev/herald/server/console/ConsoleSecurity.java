@@ -48,6 +48,7 @@ class ConsoleSecurity {
         .userDetailsService(users)
         .authorizeHttpRequests(a -> a
             .requestMatchers("/console/login", "/console/assets/**").permitAll()
+            .requestMatchers("/console/denied").authenticated() // the 403 page, forwarded to for any method
             .requestMatchers("/console/admin/**").hasRole("ADMIN")
             .requestMatchers(HttpMethod.POST, "/console/definitions/**").hasRole("ADMIN")
             .requestMatchers(HttpMethod.POST, "/console/logout").authenticated()
