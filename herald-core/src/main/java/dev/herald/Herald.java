@@ -102,6 +102,11 @@ public final class Herald implements AutoCloseable {
     return engine.circuitState(definition);
   }
 
+  /** This node's in-memory counts (held, waiting for a slot, delivering, circuits), for metrics. */
+  public EngineStats stats() {
+    return engine.stats();
+  }
+
   // ---------------------------------------------------------------- enqueue
 
   /** Enqueues in a transaction of Herald's own and commits it; the notice is due at its fire time. */

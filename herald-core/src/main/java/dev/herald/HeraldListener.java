@@ -23,6 +23,14 @@ public interface HeraldListener {
    */
   default void onStaleOutcome(Notice notice, Attempt attempt) {}
 
+  /**
+   * A group commit of attempt outcomes went through.
+   *
+   * @param outcomes changes in the batch
+   * @param commitTime from the start of the write to its commit
+   */
+  default void onOutcomesWritten(int outcomes, java.time.Duration commitTime) {}
+
   /** A background step failed (database down, say); the engine backs off and tries again. */
   default void onEngineError(String step, Throwable error) {}
 }

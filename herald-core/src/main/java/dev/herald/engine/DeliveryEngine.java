@@ -403,6 +403,17 @@ public final class DeliveryEngine {
     return circuits.state(SyncFirst.receiverOf(definitions.require(definition, "definition")));
   }
 
+  /** This node's in-memory counts, for metrics. */
+  public dev.herald.EngineStats stats() {
+    return new dev.herald.EngineStats(
+        settings.maxHeld() - room.availablePermits(),
+        holdings.count(HeldNotice.Stage.WAITING),
+        holdings.count(HeldNotice.Stage.DELIVERING),
+        writer.backlog(),
+        circuits.count(dev.herald.ReceiverState.OPEN),
+        circuits.count(dev.herald.ReceiverState.HALF_OPEN));
+  }
+
   /** What operators do: search, detail, resend, cancel, confirm, edit, recover. */
   public NoticeOperations operations() {
     return operations;

@@ -171,6 +171,17 @@ final class Holdings {
   }
 
 
+  /** Held notices at {@code stage} now (a moment's count: stages move while it is taken). */
+  int count(Stage stage) {
+    int n = 0;
+    for (HeldNotice h : held.values()) {
+      if (h.stage() == stage) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Notices being delivered or recorded. */
   int running() {
     int n = 0;

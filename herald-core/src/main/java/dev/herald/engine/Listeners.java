@@ -54,6 +54,11 @@ final class Listeners implements HeraldListener {
   }
 
   @Override
+  public void onOutcomesWritten(int outcomes, java.time.Duration commitTime) {
+    each("onOutcomesWritten", l -> l.onOutcomesWritten(outcomes, commitTime));
+  }
+
+  @Override
   public void onEngineError(String step, Throwable error) {
     each("onEngineError", l -> l.onEngineError(step, error));
   }

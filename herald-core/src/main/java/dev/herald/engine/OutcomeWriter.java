@@ -98,8 +98,10 @@ final class OutcomeWriter {
     int failures = 0;
     while (true) {
       List<Boolean> applied;
+      long started = System.nanoTime();
       try {
         applied = store.apply(changes);
+        listeners.onOutcomesWritten(changes.size(), java.time.Duration.ofNanos(System.nanoTime() - started));
       } catch (RuntimeException e) {
         failures++;
         listeners.onEngineError("record outcomes", e);

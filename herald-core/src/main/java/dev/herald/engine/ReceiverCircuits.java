@@ -97,6 +97,18 @@ public final class ReceiverCircuits {
     }
   }
 
+  /** Receivers whose circuit is in {@code state} now; CLOSED counts only those with recent failures. */
+  public int count(ReceiverState state) {
+    long now = clock.millis();
+    int n = 0;
+    for (Circuit c : circuits.values()) {
+      if (c.state(now) == state) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Circuits kept, for tests. */
   int size() {
     return circuits.size();

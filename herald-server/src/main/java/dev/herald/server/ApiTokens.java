@@ -29,21 +29,21 @@ import javax.sql.DataSource;
  * token by an indexed lookup of its hash. A lookup by hash also leaks nothing through timing about
  * the token itself.
  */
-final class ApiTokens {
+public final class ApiTokens {
   static final String PREFIX = "hrd_";
   private static final int MIN_BOOTSTRAP_LENGTH = 32;
   private static final long LAST_USED_RESOLUTION_MS = 60_000;
 
   /** A stored token, without its secret. */
-  record Info(String id, String name, Role role, String hint, Instant createdAt, String createdBy,
+  public record Info(String id, String name, Role role, String hint, Instant createdAt, String createdBy,
       Instant lastUsedAt, Instant revokedAt) {
-    boolean active() {
+    public boolean active() {
       return revokedAt == null;
     }
   }
 
   /** A token just created: the only time its secret is known. */
-  record Created(Info info, String token) {}
+  public record Created(Info info, String token) {}
 
   private final DataSource dataSource;
   private final Clock clock;
@@ -71,7 +71,7 @@ final class ApiTokens {
     }
   }
 
-  Created create(String name, Role role, String createdBy) {
+  public Created create(String name, Role role, String createdBy) {
     checkName(name, "name");
     byte[] bytes = new byte[32];
     random.nextBytes(bytes);
@@ -155,7 +155,7 @@ final class ApiTokens {
     return Optional.of(info);
   }
 
-  List<Info> list() {
+  public List<Info> list() {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(SELECT + " ORDER BY created_at, id");
         ResultSet rs = ps.executeQuery()) {
@@ -182,7 +182,7 @@ final class ApiTokens {
    *
    * @throws ApiException 404 if there is no such token, 409 if it is the last active admin token
    */
-  Info revoke(String id) {
+  public Info revoke(String id) {
     List<Info> all = list();
     Info target = all.stream().filter(t -> t.id().equals(id)).findFirst()
         .orElseThrow(() -> ApiException.notFound("no API token with id " + id));

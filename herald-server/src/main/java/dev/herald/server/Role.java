@@ -3,18 +3,18 @@ package dev.herald.server;
 import java.util.Locale;
 
 /** What an API token may do. */
-enum Role {
+public enum Role {
   /** Everything: tokens, definitions, and notices. */
   ADMIN,
   /** Notices: create, edit, cancel, query, confirm, resend, recover; read definitions. */
   CLIENT;
 
-  String text() {
+  public String text() {
     return name().toLowerCase(Locale.ROOT);
   }
 
   /** Reads {@code admin} or {@code client}; null if it is neither. */
-  static Role parse(String s) {
+  public static Role parse(String s) {
     if (s == null) {
       return null;
     }

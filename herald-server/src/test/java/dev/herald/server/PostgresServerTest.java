@@ -23,7 +23,8 @@ class PostgresServerTest {
             "--spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
             "--spring.datasource.username=postgres",
             "--herald.node-id=pg-1",
-            "--herald.server.bootstrap-admin-token=" + ADMIN)) {
+            "--herald.server.bootstrap-admin-token=" + ADMIN,
+            "--herald.server.console.admin-password=console-admin-password")) {
       TestServer.Api admin = s.as(ADMIN);
       assertThat(admin.post("/api/v1/definitions", """
           {"name": "pg-hook", "target": "%s", "options": {"expected-body": "success"}}"""
@@ -55,7 +56,22 @@ class PostgresServerTest {
         assertThat(c.getMetaData().getDatabaseProductName()).isEqualTo("PostgreSQL");
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString(1)).isEqualTo("V1__api_tokens.sql");
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("V2__endpoints.sql");
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("V3__console_users.sql");
       }
+
+      // the console's own SQL (search, charts) and the metrics' counts run on PostgreSQL too
+      ConsoleSession console = new ConsoleSession(s);
+      assertThat(console.login("admin", "console-admin-password")).endsWith("/console");
+      String overview = console.get("/console?range=day&definition=pg-hook").body();
+      assertThat(overview).contains("id=\"total-deliveries\">5<");
+      String found = console.get("/console/notices?definition=pg-hook&status=SUCCEEDED&text=").body();
+      assertThat(found.split("class=\"notice-row\"", -1)).hasSize(6);
+      String scrape = admin.get("/actuator/prometheus").text();
+      String heraldLines = String.join("\n", scrape.lines().filter(l -> l.startsWith("herald_")).toList());
+      assertThat(heraldLines).contains("herald_notices_dead_notices{definition=\"pg-hook\"} 0.0");
     }
   }
 }

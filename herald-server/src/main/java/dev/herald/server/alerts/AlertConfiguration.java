@@ -1,0 +1,31 @@
+package dev.herald.server.alerts;
+
+import dev.herald.Herald;
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Alerts by e-mail and webhook: the channel and the listener are picked up by the starter like any. */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(AlertProperties.class)
+class AlertConfiguration {
+
+  @Bean(destroyMethod = "")
+  MailAlertChannel mailAlertChannel(AlertProperties properties) {
+    return new MailAlertChannel(properties);
+  }
+
+  @Bean
+  AlertService alertService(ObjectProvider<Herald> herald, AlertProperties properties) {
+    return new AlertService(herald::getObject, properties, Clock.systemUTC());
+  }
+
+  @Bean
+  ApplicationListener<ApplicationReadyEvent> alertDefinitions(AlertService alerts) {
+    return event -> alerts.ensureDefinitions();
+  }
+}

@@ -1,0 +1,49 @@
+package dev.herald.server.console;
+
+import java.security.SecureRandom;
+import java.util.Base64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.InitializingBean;
+
+/**
+ * The first console user: when there is none, {@code admin} is created with the password from
+ * {@code herald.server.console.admin-password}, or a random one printed once in the log.
+ */
+final class ConsoleBootstrap implements InitializingBean {
+  private static final Logger log = LoggerFactory.getLogger(ConsoleBootstrap.class);
+
+  private final ConsoleUsers users;
+  private final String configuredPassword;
+
+  ConsoleBootstrap(ConsoleUsers users, String configuredPassword) {
+    this.users = users;
+    this.configuredPassword = configuredPassword;
+  }
+
+  @Override
+  public void afterPropertiesSet() {
+    if (users.count() > 0) {
+      return;
+    }
+    if (configuredPassword != null && !configuredPassword.isBlank()) {
+      users.create("admin", configuredPassword, ConsoleRole.ADMIN, "herald.server.console.admin-password");
+      log.info("Herald console: created user 'admin' with the password from herald.server.console.admin-password");
+      return;
+    }
+    byte[] bytes = new byte[18];
+    new SecureRandom().nextBytes(bytes);
+    String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    users.create("admin", password, ConsoleRole.ADMIN, "first start");
+    log.info("""
+
+        ==================================================================================================
+        No console user existed, so 'admin' was created. Its password is shown only this once:
+
+            {}
+
+        Log in at /console and add users for people (Users page); roles: admin, operator, viewer.
+        ==================================================================================================""",
+        password);
+  }
+}

@@ -1,0 +1,330 @@
+package dev.herald.server.console;
+
+import dev.herald.Herald;
+import dev.herald.HeraldException;
+import dev.herald.NoticeDefinition;
+import dev.herald.NoticeDetail;
+import dev.herald.NoticeEdit;
+import dev.herald.NoticeStatus;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.springframework.stereotype.Controller;
+import org.springframework.ui.Model;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.servlet.mvc.support.RedirectAttributes;
+
+/**
+ * The console's notice pages: overview with charts, search, detail, and the operator actions. Every
+ * action calls {@link dev.herald.NoticeOperations}, exactly as the HTTP API does; who may call them
+ * is checked by {@link ConsoleSecurity}.
+ */
+@Controller
+@RequestMapping("/console")
+class ConsoleController {
+  static final int PAGE_SIZE = 25;
+
+  private final Herald herald;
+  private final NoticeSearch search;
+  private final Charts charts;
+
+  ConsoleController(Herald herald, DataSource dataSource) {
+    this.herald = herald;
+    this.search = new NoticeSearch(dataSource);
+    this.charts = new Charts(dataSource);
+  }
+
+  @GetMapping("/login")
+  String login() {
+    return "console/login";
+  }
+
+  @RequestMapping("/denied")
+  String denied() {
+    return "console/denied";
+  }
+
+  @GetMapping({"", "/"})
+  String overview(@RequestParam(required = false) String range, @RequestParam(required = false) String definition,
+      Model model) {
+    Charts.Range r = Charts.Range.parse(range);
+    Charts.Series s = charts.series(r, definition, herald.clock().instant());
+    model.addAttribute("range", r.name().toLowerCase(java.util.Locale.ROOT));
+    model.addAttribute("definition", definition == null ? "" : definition);
+    model.addAttribute("definitions", herald.definitions().list().stream().map(NoticeDefinition::name).toList());
+    model.addAttribute("seriesJson", tools.jackson.databind.json.JsonMapper.shared().writeValueAsString(s));
+    model.addAttribute("totalDeliveries", s.totalDeliveries());
+    model.addAttribute("totalFailures", s.totalFailures());
+    model.addAttribute("backlogNow", s.backlog()[s.backlog().length - 1]);
+    return "console/overview";
+  }
+
+  @GetMapping("/notices")
+  String notices(SearchForm form, Model model) {
+    model.addAttribute("definitions", herald.definitions().list().stream().map(NoticeDefinition::name).toList());
+    model.addAttribute("statuses", NoticeStatus.values());
+    model.addAttribute("form", form);
+    if (form.getId() != null && !form.getId().isBlank()) {
+      UUID id = parseId(form.getId());
+      if (id == null) {
+        model.addAttribute("error", "id: not a notice id (a UUID)");
+        model.addAttribute("rows", List.of());
+        return "console/notices";
+      }
+      model.addAttribute("rows", herald.operations().find(id).map(d -> List.of(row(d))).orElse(List.of()));
+      return "console/notices";
+    }
+    NoticeSearch.Criteria criteria;
+    try {
+      criteria = form.criteria();
+    } catch (IllegalArgumentException e) {
+      model.addAttribute("error", e.getMessage());
+      model.addAttribute("rows", List.of());
+      return "console/notices";
+    }
+    List<NoticeSearch.Row> rows = search.page(criteria, form.offset(), PAGE_SIZE);
+    model.addAttribute("hasMore", rows.size() > PAGE_SIZE);
+    model.addAttribute("rows", rows.size() > PAGE_SIZE ? rows.subList(0, PAGE_SIZE) : rows);
+    model.addAttribute("page", form.getPage());
+    return "console/notices";
+  }
+
+  private static NoticeSearch.Row row(NoticeDetail d) {
+    var n = d.notice();
+    return new NoticeSearch.Row(n.id(), n.definition(), n.status(), n.attempts(), n.fireAt(), n.createdAt(),
+        n.description(), n.lastError());
+  }
+
+  @GetMapping("/notices/{id}")
+  String detail(@PathVariable String id, Model model) {
+    UUID uuid = parseId(id);
+    NoticeDetail d = uuid == null ? null : herald.operations().find(uuid).orElse(null);
+    if (d == null) {
+      model.addAttribute("error", "No notice with id " + id);
+      return "console/denied";
+    }
+    model.addAttribute("n", d.notice());
+    model.addAttribute("attempts", d.attempts().stream()
+        .map(a -> Map.of("number", a.number(), "startedAt", a.startedAt(), "duration", a.duration().toMillis(),
+            "outcome", a.outcome(), "detail", a.detail() == null ? "" : Masking.signatures(a.detail()),
+            "node", a.node() == null ? "" : a.node()))
+        .toList());
+    return "console/notice";
+  }
+
+  @PostMapping("/notices/{id}/{action:resend|cancel|confirm}")
+  String act(@PathVariable String id, @PathVariable String action, RedirectAttributes flash) {
+    UUID uuid = parseId(id);
+    if (uuid == null) {
+      flash.addFlashAttribute("error", "id: not a notice id (a UUID)");
+      return "redirect:/console/notices";
+    }
+    attempt(flash, action + " done: the notice is now %s", () -> switch (action) {
+      case "resend" -> herald.operations().resend(uuid).status();
+      case "cancel" -> herald.operations().cancel(uuid).status();
+      default -> herald.operations().confirm(uuid).status();
+    });
+    return "redirect:/console/notices/" + uuid;
+  }
+
+  @PostMapping("/notices/{id}/fire-time")
+  String reschedule(@PathVariable String id, @RequestParam String fireAt, RedirectAttributes flash) {
+    UUID uuid = parseId(id);
+    Instant when;
+    try {
+      when = parseTime(fireAt, "fireAt");
+    } catch (IllegalArgumentException e) {
+      flash.addFlashAttribute("error", e.getMessage());
+      return "redirect:/console/notices/" + id;
+    }
+    attempt(flash, "fire time changed: the notice is %s", () -> herald.operations()
+        .edit(uuid, NoticeEdit.fireAt(when)).status());
+    return "redirect:/console/notices/" + id;
+  }
+
+  /** The confirmation step of a bulk action: says how many notices it will touch. */
+  @GetMapping("/notices/bulk")
+  String bulkConfirm(SearchForm form, @RequestParam String action, Model model) {
+    Bulk bulk = Bulk.parse(action);
+    List<UUID> ids = search.ids(bulk.narrow(form.criteria()));
+    model.addAttribute("form", form);
+    model.addAttribute("action", bulk.name().toLowerCase(java.util.Locale.ROOT));
+    model.addAttribute("count", Math.min(ids.size(), NoticeSearch.MAX_BULK));
+    model.addAttribute("tooMany", ids.size() > NoticeSearch.MAX_BULK);
+    model.addAttribute("query", form.query());
+    return "console/bulk";
+  }
+
+  @PostMapping("/notices/bulk")
+  String bulk(SearchForm form, @RequestParam String action, @RequestParam int expected, RedirectAttributes flash) {
+    Bulk bulk = Bulk.parse(action);
+    List<UUID> ids = search.ids(bulk.narrow(form.criteria()));
+    ids = ids.subList(0, Math.min(ids.size(), NoticeSearch.MAX_BULK));
+    int done = 0;
+    int refused = 0;
+    for (UUID id : ids) {
+      try {
+        bulk.apply(herald, id);
+        done++;
+      } catch (HeraldException e) {
+        refused++;
+      }
+    }
+    flash.addFlashAttribute("message", bulk.name().toLowerCase(java.util.Locale.ROOT) + ": " + done + " of "
+        + ids.size() + " notice(s) done" + (refused > 0 ? ", " + refused + " refused (changed meanwhile)" : "")
+        + (ids.size() != expected ? "; the search matched " + ids.size() + " now, " + expected + " when confirmed" : ""));
+    return "redirect:/console/notices?" + form.query();
+  }
+
+  /** Bad input in a request the pages did not build (a hand-made URL): a precise message, nothing changed. */
+  @org.springframework.web.bind.annotation.ExceptionHandler(IllegalArgumentException.class)
+  @org.springframework.web.bind.annotation.ResponseStatus(org.springframework.http.HttpStatus.BAD_REQUEST)
+  String badInput(IllegalArgumentException e, Model model) {
+    model.addAttribute("error", e.getMessage());
+    return "console/denied";
+  }
+
+  /** Bulk actions over a search result. */
+  enum Bulk {
+    RESEND,
+    CANCEL,
+    /** Resend the DEAD notices of the result. */
+    RECOVER;
+
+    static Bulk parse(String s) {
+      try {
+        return valueOf(s.strip().toUpperCase(java.util.Locale.ROOT));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("action: one of resend, cancel, recover");
+      }
+    }
+
+    NoticeSearch.Criteria narrow(NoticeSearch.Criteria c) {
+      return this == RECOVER ? new NoticeSearch.Criteria(c.definition(), NoticeStatus.DEAD, c.from(), c.to(), c.key(),
+          c.text()) : c;
+    }
+
+    void apply(Herald herald, UUID id) {
+      switch (this) {
+        case CANCEL -> herald.operations().cancel(id);
+        default -> herald.operations().resend(id);
+      }
+    }
+  }
+
+  private interface Action {
+    Object run();
+  }
+
+  private static void attempt(RedirectAttributes flash, String success, Action action) {
+    try {
+      flash.addFlashAttribute("message", String.format(success, action.run()));
+    } catch (HeraldException e) {
+      flash.addFlashAttribute("error", e.getMessage());
+    }
+  }
+
+  static UUID parseId(String s) {
+    try {
+      return UUID.fromString(s.strip());
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** ISO-8601 instant, or a browser's datetime-local value (read as UTC). */
+  static Instant parseTime(String s, String field) {
+    if (s == null || s.isBlank()) {
+      return null;
+    }
+    try {
+      return Instant.parse(s.strip());
+    } catch (DateTimeParseException e) {
+      try {
+        return LocalDateTime.parse(s.strip()).toInstant(ZoneOffset.UTC);
+      } catch (DateTimeParseException e2) {
+        throw new IllegalArgumentException(field + ": '" + s + "' is not a time (ISO-8601, e.g. 2026-01-31T12:00:00Z)");
+      }
+    }
+  }
+
+  /** The search form's fields, bound from the query string. */
+  public static class SearchForm {
+    private String definition;
+    private String status;
+    private String from;
+    private String to;
+    private String id;
+    private String key;
+    private String text;
+    private int page;
+
+    NoticeSearch.Criteria criteria() {
+      NoticeStatus st = null;
+      if (status != null && !status.isBlank()) {
+        try {
+          st = NoticeStatus.valueOf(status.strip());
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("status: not one of PENDING, IN_FLIGHT, FAILED, AWAITING_CONFIRM,"
+              + " SUCCEEDED, DEAD, CANCELLED");
+        }
+      }
+      return new NoticeSearch.Criteria(definition, st, parseTime(from, "from"), parseTime(to, "to"), key, text);
+    }
+
+    int offset() {
+      return Math.max(0, page) * PAGE_SIZE;
+    }
+
+    /** The criteria as a query string (for paging links and after bulk actions). */
+    String query() {
+      Map<String, String> q = new LinkedHashMap<>();
+      q.put("definition", definition);
+      q.put("status", status);
+      q.put("from", from);
+      q.put("to", to);
+      q.put("key", key);
+      q.put("text", text);
+      StringBuilder sb = new StringBuilder();
+      q.forEach((k, v) -> {
+        if (v != null && !v.isBlank()) {
+          sb.append(sb.isEmpty() ? "" : "&").append(k).append('=')
+              .append(java.net.URLEncoder.encode(v, java.nio.charset.StandardCharsets.UTF_8));
+        }
+      });
+      return sb.toString();
+    }
+
+    public String getQuery() {
+      return query();
+    }
+
+    public String getDefinition() { return definition; }
+    public void setDefinition(String v) { definition = v; }
+    public String getStatus() { return status; }
+    public void setStatus(String v) { status = v; }
+    public String getFrom() { return from; }
+    public void setFrom(String v) { from = v; }
+    public String getTo() { return to; }
+    public void setTo(String v) { to = v; }
+    public String getId() { return id; }
+    public void setId(String v) { id = v; }
+    public String getKey() { return key; }
+    public void setKey(String v) { key = v; }
+    public String getText() { return text; }
+    public void setText(String v) { text = v; }
+    public int getPage() { return page; }
+    public void setPage(int v) { page = v; }
+  }
+
+}

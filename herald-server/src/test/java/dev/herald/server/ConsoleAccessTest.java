@@ -1,0 +1,80 @@
+package dev.herald.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.herald.server.console.ConsoleRole;
+import dev.herald.server.console.ConsoleUsers;
+import java.net.http.HttpResponse;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Who may do what in the console, over plain HTTP against the shared server. */
+class ConsoleAccessTest extends ServerTest {
+  private static final ConsoleUsers users = server.context.getBean(ConsoleUsers.class);
+
+  private static String user(ConsoleRole role) {
+    String name = role.name().toLowerCase(java.util.Locale.ROOT) + "-" + UUID.randomUUID().toString().substring(0, 6);
+    users.create(name, "password-of-" + name, role, "test");
+    return name;
+  }
+
+  private static ConsoleSession loggedIn(String name) {
+    ConsoleSession s = new ConsoleSession(server);
+    assertThat(s.login(name, "password-of-" + name)).endsWith("/console");
+    return s;
+  }
+
+  @Test
+  void pagesNeedALoginAndAWrongPasswordIsRefused() {
+    ConsoleSession anonymous = new ConsoleSession(server);
+    HttpResponse<String> r = anonymous.get("/console/notices");
+    assertThat(r.statusCode()).isEqualTo(302);
+    assertThat(r.headers().firstValue("location").orElse("")).endsWith("/console/login");
+    String viewer = user(ConsoleRole.VIEWER);
+    assertThat(anonymous.login(viewer, "wrong-password-123")).endsWith("/console/login?error");
+    assertThat(anonymous.get("/console/notices").statusCode()).isEqualTo(302);
+  }
+
+  @Test
+  void aViewerSeesNoControlsAndIsRefusedChangesAnOperatorMayMake() {
+    String def = define("console", "\"target\":\"https://example.invalid/hook\"");
+    String id = create(admin, "{\"definition\":\"" + def + "\",\"payload\":{},\"delay\":\"1h\"}");
+    ConsoleSession viewer = loggedIn(user(ConsoleRole.VIEWER));
+    String page = viewer.get("/console/notices/" + id).body();
+    assertThat(page).doesNotContain("id=\"cancel\"").doesNotContain("id=\"resend\"");
+    HttpResponse<String> refused = viewer.post("/console/notices/" + id + "/cancel",
+        "_csrf=" + ConsoleSession.csrf(page));
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(notice(id).get("status").asString()).isEqualTo("PENDING");
+    assertThat(viewer.post("/console/admin/users", "username=x&password=y&role=admin&_csrf="
+        + ConsoleSession.csrf(page)).statusCode()).isEqualTo(403);
+
+    ConsoleSession operator = loggedIn(user(ConsoleRole.OPERATOR));
+    String opPage = operator.get("/console/notices/" + id).body();
+    assertThat(opPage).contains("id=\"cancel\"");
+    assertThat(operator.post("/console/notices/" + id + "/cancel", "").statusCode())
+        .as("no CSRF token: refused").isEqualTo(403);
+    assertThat(operator.post("/console/notices/" + id + "/cancel", "_csrf=" + ConsoleSession.csrf(opPage))
+        .statusCode()).isEqualTo(302);
+    assertThat(notice(id).get("status").asString()).isEqualTo("CANCELLED");
+    assertThat(operator.get("/console/admin/tokens").statusCode()).as("admins only").isEqualTo(403);
+  }
+
+  @Test
+  void badUserInputNamesTheFieldAndChangesNothing() {
+    long before = users.count();
+    assertThatThrownBy(() -> users.create("short", "too-short", ConsoleRole.VIEWER, "test"))
+        .hasMessageStartingWith("password:");
+    assertThatThrownBy(() -> users.create("white space", "long-enough-password", ConsoleRole.VIEWER, "test"))
+        .hasMessageStartingWith("username:");
+    assertThat(users.count()).isEqualTo(before);
+  }
+
+  @Test
+  void theApiStaysStateless() {
+    TestServer.Resp r = admin.get("/api/v1/definitions");
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.headers().allValues("set-cookie")).isEmpty();
+  }
+}
