@@ -62,7 +62,7 @@ class SyncFirstDeliveryTest {
             "herald.circuit-failure-threshold=2",
             "herald.circuit-open-for=1s",
             "herald.definitions.sms.handler=inbox",
-            "herald.definitions.sms.retry=300ms",
+            "herald.definitions.sms.retry=2s", // well above a loaded machine's pauses: "tried inline once" holds
             "herald.definitions.sms.max-attempts=-1",
             "herald.definitions.slow-sms.handler=slow",
             "herald.definitions.slow-sms.retry=300ms");
