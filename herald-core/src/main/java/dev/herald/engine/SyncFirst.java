@@ -105,7 +105,7 @@ final class SyncFirst {
       return ok
           ? new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DELIVERED, after, null)
           : new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, after,
-              "first attempt failed: " + after.lastError());
+              "first attempt failed: " + firstLine(after.lastError())); // a stack trace stays in the attempt log
     } catch (TimeoutException e) {
       return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored,
           "no outcome within " + maxWait.toMillis() + " ms; delivering in the background");
@@ -115,5 +115,9 @@ final class SyncFirst {
       Thread.currentThread().interrupt();
       return new dev.herald.SyncDelivery(dev.herald.SyncDelivery.Status.DEFERRED, stored, "interrupted while waiting");
     }
+  }
+
+  private static String firstLine(String error) {
+    return error == null || error.indexOf('\n') < 0 ? error : error.substring(0, error.indexOf('\n')).stripTrailing();
   }
 }
