@@ -9,6 +9,8 @@ import dev.herald.NoticeQuery;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.NoticeTransaction;
+import dev.herald.Ordering;
+import dev.herald.metrics.HeraldMetrics;
 import dev.herald.Page;
 import dev.herald.testing.ManualRunner;
 import dev.herald.testing.SettableClock;
@@ -113,5 +115,29 @@ final class ReadmeExamples {
     // end::testing[]
     herald.close();
     return detail;
+  }
+
+  /** Ordered delivery: two notices of one order, delivered in the order enqueued. */
+  static void ordered(Herald herald) {
+    herald.inTransaction(tx -> {
+      // tag::ordered[]
+      herald.definitions().save(NoticeDefinition.builder("order-events").handler("erp")
+          .ordered(Ordering.WAIT).build());
+      tx.enqueue(NoticeRequest.of("order-events", "{\"order\":42,\"event\":\"paid\"}").orderingKey("order-42"));
+      tx.enqueue(NoticeRequest.of("order-events", "{\"order\":42,\"event\":\"shipped\"}").orderingKey("order-42"));
+      // end::ordered[]
+      return null;
+    });
+  }
+
+  /** Compiled only: the metrics of a node on a Micrometer registry. */
+  static Herald metrics(io.micrometer.core.instrument.MeterRegistry registry, String url, String user,
+      String password) {
+    // tag::metrics[]
+    HeraldMetrics metrics = new HeraldMetrics(registry);
+    Herald herald = Herald.builder().jdbc(url, user, password).listener(metrics).build();
+    metrics.watch(herald); // the gauges
+    // end::metrics[]
+    return herald;
   }
 }

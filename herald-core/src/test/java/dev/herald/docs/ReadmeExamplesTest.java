@@ -57,4 +57,19 @@ class ReadmeExamplesTest {
     assertThat(detail.attempts()).hasSize(2);
     assertThat(detail.notice().status()).isEqualTo(NoticeStatus.FAILED);
   }
+
+  @Test
+  void theOrderedExampleDeliversTheOrdersEventsInTheirOrder() {
+    List<String> erp = new CopyOnWriteArrayList<>();
+    try (Herald herald = Herald.builder().h2File(dir.resolve("ordered"))
+        .handler("erp", ctx -> {
+          erp.add(ctx.payload());
+          return DeliveryResult.delivered();
+        })
+        .build()) {
+      ReadmeExamples.ordered(herald);
+      assertThat(herald.runDue()).isEqualTo(2); // the second is claimable only once the first is recorded
+      assertThat(erp).containsExactly("{\"order\":42,\"event\":\"paid\"}", "{\"order\":42,\"event\":\"shipped\"}");
+    }
+  }
 }
