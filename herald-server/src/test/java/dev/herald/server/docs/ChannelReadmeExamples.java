@@ -32,7 +32,7 @@ final class ChannelReadmeExamples {
     return herald;
   }
 
-  static AmqpIntake intake(Herald herald) throws java.io.IOException {
+  static AmqpIntake intake(Herald herald) throws Exception {
     // tag::intake[]
     AmqpIntake intake = AmqpIntake.builder(herald)
         .uri("amqp://herald:secret@rabbit.internal/orders")
