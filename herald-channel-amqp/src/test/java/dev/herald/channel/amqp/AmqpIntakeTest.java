@@ -182,6 +182,7 @@ class AmqpIntakeTest {
     // a node that delivers nothing, so the backlog fills; intake runs on it
     Herald intakeNode = herald(ds, "intake").onlyDefinitions(Set.of("nothing")).maxBacklog(3).build().start();
     toClose.add(intakeNode);
+    int filled = fillBacklog(intakeNode);
     String q = queue();
     AmqpIntake intake = intake(intakeNode, q, IntakeFormat.payload("merchant-callback"));
     for (int i = 0; i < 20; i++) {
@@ -194,7 +195,25 @@ class AmqpIntakeTest {
     Herald worker = herald(ds, "worker").build().start(); // drains the backlog
     toClose.add(worker);
     await().atMost(Duration.ofSeconds(30)).until(() -> intake.taken() == 20);
-    await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 20);
-    assertThat(notices(intakeNode)).hasSize(20).allSatisfy(n -> assertThat(n.status()).isEqualTo(NoticeStatus.SUCCEEDED));
+    await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 20 + filled);
+    assertThat(notices(intakeNode)).hasSize(20 + filled).allSatisfy(n -> assertThat(n.status()).isEqualTo(NoticeStatus.SUCCEEDED));
+  }
+
+  /**
+   * Enqueues due notices on a node that delivers none until it refuses: from then on its backlog is
+   * full, whenever the intake starts (the node counts its backlog at its own pace).
+   */
+  private static int fillBacklog(Herald node) {
+    java.util.concurrent.atomic.AtomicInteger filled = new java.util.concurrent.atomic.AtomicInteger();
+    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> {
+      try {
+        node.enqueue("merchant-callback", "{\"prefill\":" + filled.incrementAndGet() + "}");
+        return false;
+      } catch (dev.herald.BackPressureException e) {
+        filled.decrementAndGet();
+        return true;
+      }
+    });
+    return filled.get();
   }
 }

@@ -75,7 +75,7 @@ class KafkaChannelTest {
 
   static List<ConsumerRecord<String, String>> read(String topic, int count) {
     try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(),
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestKafka.shared().bootstrapServers(),
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
         ConsumerConfig.GROUP_ID_CONFIG, "test-" + System.nanoTime()), new StringDeserializer(), new StringDeserializer())) {
       c.subscribe(Set.of(topic));
