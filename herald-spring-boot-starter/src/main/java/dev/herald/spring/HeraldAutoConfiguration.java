@@ -342,6 +342,7 @@ public class HeraldAutoConfiguration {
       d.setConfirmRequired(first(over.getConfirmRequired(), base.getConfirmRequired()));
       d.setConfirmTimeout(first(over.getConfirmTimeout(), base.getConfirmTimeout()));
       d.setDescription(first(over.getDescription(), base.getDescription()));
+      d.setOrdering(first(over.getOrdering(), base.getOrdering()));
       Map<String, String> options = new LinkedHashMap<>(base.getOptions());
       options.putAll(over.getOptions());
       d.setOptions(options);
@@ -379,6 +380,9 @@ public class HeraldAutoConfiguration {
         set(d.getConfirmRequired(), b::confirmRequired);
         set(d.getConfirmTimeout(), b::confirmTimeout);
         set(d.getDescription(), b::description);
+        if (d.getOrdering() != null) {
+          b.ordered(dev.herald.Ordering.parse(d.getOrdering()));
+        }
         d.getOptions().forEach(b::option);
         return b.build();
       } catch (InvalidInputException e) {

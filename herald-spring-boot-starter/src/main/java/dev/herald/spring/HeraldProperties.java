@@ -233,6 +233,20 @@ public class HeraldProperties {
     /** What this kind of notice is for. */
     private String description;
 
+    /**
+     * Ordered delivery per ordering key: none, wait (a DEAD head holds its key) or skip. Default:
+     * none.
+     */
+    private String ordering;
+
+    public String getOrdering() {
+      return ordering;
+    }
+
+    public void setOrdering(String ordering) {
+      this.ordering = ordering;
+    }
+
     /** Channel settings, e.g. timeout or expected-body for http. */
     private Map<String, String> options = new LinkedHashMap<>();
 

@@ -61,6 +61,24 @@ class StartupFailureTest {
   }
 
   @Test
+  void anOrderingThatIsNotOneOfTheKnownOnes() {
+    runner().withUserConfiguration(WithInbox.class)
+        .withPropertyValues("herald.definitions.events.handler=inbox", "herald.definitions.events.ordering=sometimes")
+        .run(failsWith("herald.definitions.events.ordering", "none, wait, skip"));
+  }
+
+  @Test
+  void anOrderingFromPropertiesOrdersTheDefinition() {
+    runner().withUserConfiguration(WithInbox.class)
+        .withPropertyValues("herald.definitions.events.handler=inbox", "herald.definitions.events.ordering=skip")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          assertThat(ctx.getBean(dev.herald.Herald.class).definitions().find("events").orElseThrow().ordering())
+              .isEqualTo(dev.herald.Ordering.SKIP);
+        });
+  }
+
+  @Test
   void definitionWhoseHandlerNoBeanProvides() {
     runner().withUserConfiguration(WithInbox.class)
         .withPropertyValues("herald.definitions.inboxed.handler=inbox", "herald.definitions.orders.handler=ghost")
