@@ -30,6 +30,14 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  */
 final class UnknownProperties {
   private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("herald");
+  /**
+   * Keys that Herald's optional parts read when they are present: the channel modules' settings
+   * (their auto-configuration backs off without the module) and the metrics switch. Their absence is
+   * not a typo in Herald's own keys, so they are left alone like another bean's prefix.
+   */
+  private static final List<ConfigurationPropertyName> OPTIONAL_PARTS = List.of(
+      ConfigurationPropertyName.of("herald.mail"), ConfigurationPropertyName.of("herald.amqp"),
+      ConfigurationPropertyName.of("herald.kafka"), ConfigurationPropertyName.of("herald.metrics"));
 
   private UnknownProperties() {}
 
@@ -54,7 +62,7 @@ final class UnknownProperties {
   }
 
   private static List<ConfigurationPropertyName> otherPrefixes(ConfigurableListableBeanFactory beanFactory) {
-    List<ConfigurationPropertyName> out = new ArrayList<>();
+    List<ConfigurationPropertyName> out = new ArrayList<>(OPTIONAL_PARTS);
     for (String bean : beanFactory.getBeanNamesForAnnotation(ConfigurationProperties.class)) {
       ConfigurationProperties cp = beanFactory.findAnnotationOnBean(bean, ConfigurationProperties.class, false);
       String prefix = cp == null ? "" : !cp.prefix().isEmpty() ? cp.prefix() : cp.value();
