@@ -34,6 +34,9 @@ record HttpOptions(
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
 
+  /** Options under this prefix belong to the definition's alerts (read by the server), not to the channel. */
+  static final String NOT_MINE = "alert.";
+
   /** Every option this channel reads; a definition that sets another is refused when it is saved. */
   static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY,
       MAX_RATE, FALLBACK_TARGETS, FAILOVER_AFTER);
@@ -46,7 +49,7 @@ record HttpOptions(
    */
   static void refuseUnknown(NoticeDefinition d) {
     for (String key : new TreeSet<>(d.options().keySet())) {
-      if (!KNOWN.contains(key)) {
+      if (!KNOWN.contains(key) && !key.startsWith(NOT_MINE)) {
         throw new InvalidInputException("options." + key, "unknown option of channel http; the known ones are "
             + String.join(", ", KNOWN));
       }
