@@ -56,7 +56,8 @@ class EndpointsApiTest {
           assertThat(e.get("lastFailure").asString()).isEqualTo("HTTP 500 Internal Server Error");
         });
         int requests = receiver.count();
-        Thread.sleep(600); // three rechecks: nothing is sent while disabled
+        // three rechecks: nothing is sent while disabled
+        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2)).until(() -> receiver.count() == requests);
         assertThat(receiver.count()).isEqualTo(requests);
         assertThat(admin.get("/api/v1/notices/" + id).json().get("status").asString()).isNotEqualTo("DEAD");
       } finally {
@@ -70,7 +71,8 @@ class EndpointsApiTest {
         JsonNode e = endpoint(admin, hook);
         assertThat(e).as("restored from the database").isNotNull();
         assertThat(e.get("disabled").asBoolean()).isTrue();
-        Thread.sleep(600);
+        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(2))
+            .until(() -> !admin.get("/api/v1/notices/" + id).json().get("status").asString().equals("SUCCEEDED"));
         assertThat(admin.get("/api/v1/notices/" + id).json().get("status").asString()).isNotEqualTo("SUCCEEDED");
 
         TestServer.Resp client = again.as(clientToken(admin)).post(ENDPOINTS + "/enable", "{\"url\": \"" + hook + "\"}");
@@ -120,7 +122,7 @@ class EndpointsApiTest {
       assertThat(off.json().get("disabled").asBoolean()).isTrue();
       assertThat(off.json().get("disabledReason").asString()).isEqualTo("disabled by an operator: maintenance");
       String id = ServerTest.create(admin, "{\"callbackUrl\": \"" + hook + "\", \"payload\": 9}");
-      Thread.sleep(500);
+      await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> receiver.count() == 8);
       assertThat(receiver.count()).isEqualTo(8);
       assertThat(admin.post(ENDPOINTS + "/enable", "{\"url\": \"" + hook + "\"}").status()).isEqualTo(200);
       await().atMost(Duration.ofSeconds(10)) // at its next turn: herald.http.disabled-recheck
