@@ -47,10 +47,15 @@ final class Liveness {
 
   /** Registers the current incarnation; it counts as alive from now. */
   void register() {
+    String current = token;
     long now = clock.millis();
-    store.registerNode(token, nodeId, Instant.ofEpochMilli(now));
-    fencedAt = now + fenceAfter();
-    registered = true;
+    store.registerNode(current, nodeId, Instant.ofEpochMilli(now));
+    synchronized (this) {
+      if (current.equals(token)) { // else abandoned meanwhile: the next beat registers the newer token
+        fencedAt = now + fenceAfter();
+        registered = true;
+      }
+    }
   }
 
   /**
@@ -62,17 +67,24 @@ final class Liveness {
       register(); // after abandon(): what was held under the old token is dropped by the caller already
       return true;
     }
+    // The token is read once: abandon() may replace it on the poller while this write is on its way.
+    String current = token;
     long now = clock.millis();
-    boolean refreshed = store.heartbeat(token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis));
-    // Until the write lands, other nodes still see the previous beat. One that landed after this
-    // node's fence (a stalled database, a pause mid-write) may have come after a takeover.
-    if (refreshed && clock.millis() < fencedAt) {
-      fencedAt = now + fenceAfter();
-      return true;
+    boolean refreshed = store.heartbeat(current, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis));
+    synchronized (this) {
+      if (!current.equals(token)) {
+        return true; // abandoned meanwhile: its caller dropped what it held, and the next beat registers
+      }
+      // Until the write lands, other nodes still see the previous beat. One that landed after this
+      // node's fence (a stalled database, a pause mid-write) may have come after a takeover.
+      if (refreshed && clock.millis() < fencedAt) {
+        fencedAt = now + fenceAfter();
+        return true;
+      }
+      fencedAt = 0; // nothing more starts under the old token
+      token = newToken(nodeId);
     }
-    fencedAt = 0; // nothing more starts under the old token
-    String lapsed = token;
-    token = newToken(nodeId);
+    String lapsed = current;
     register();
     try {
       store.forgetNode(lapsed);
@@ -88,7 +100,7 @@ final class Liveness {
    * in memory. Under a new token those rows belong to a node that stops beating, so any node takes
    * them over after the node timeout. The new token registers at the next beat.
    */
-  void abandon() {
+  synchronized void abandon() {
     fencedAt = 0;
     token = newToken(nodeId);
     registered = false;
