@@ -95,6 +95,7 @@ public final class Bench {
                 case "scale" -> Scale.run(ctx, db);
                 case "roof" -> Roof.run(ctx, db);
                 case "brokers" -> Brokers.run(ctx, db);
+                case "mixed" -> Mixed.run(ctx, db);
                 default -> throw new IllegalStateException(c);
               }
             } catch (BenchException e) {
@@ -180,6 +181,19 @@ public final class Bench {
         yield t;
       }
       case "lateness" -> latenessTable(title + " (lateness = handler start - fire time, ms)", mine);
+      case "mixed" -> {
+        Table t = new Table(title + " (a stream enqueued in transactions while it fires; lateness = handler start -"
+            + " fire time, ms; heap MB)", "system", "variant", "rate", "enqueued/s", "delivered/s", "p50", "p99",
+            "p99.9", "max", "create p99", "heap max", "live after GC max", "hiccup max", "GC max", "ok");
+        for (Result r : mine) {
+          t.row(r.system(), r.variant(), r.metrics().get("rate_target"), r.metric("rate_achieved"),
+              r.metric("delivered_per_s_measured"), r.metric("lateness_p50_ms"), r.metric("lateness_p99_ms"),
+              r.metric("lateness_p999_ms"), r.metric("lateness_max_ms"), r.metric("create_p99_ms"),
+              r.metric("heap_used_max_mb"), r.metric("heap_after_gc_max_mb"), r.metric("hiccup_max_ms"),
+              r.metric("gc_pause_max_ms"), r.ok() ? "yes" : "NO");
+        }
+        yield t;
+      }
       case "webhooks" -> {
         double dbs = best(all, r -> is(r, "webhooks", "db-scheduler", db) && r.variant().equals("burn-down"),
             "deliveries_per_s", true).map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);

@@ -13,7 +13,7 @@ import java.util.Map;
 final class Options {
   static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "intake", "scale", "roof");
   /** Cases run only when named: they need something outside the JVM (nginx, the server jar) or start brokers. */
-  static final List<String> EXTRA_CASES = List.of("webhooks-nginx", "server", "brokers");
+  static final List<String> EXTRA_CASES = List.of("webhooks-nginx", "server", "brokers", "mixed");
 
   List<String> cases = List.of("burn-down");
   List<String> dbs = List.of("h2");
@@ -40,6 +40,11 @@ final class Options {
   int intakeProducers = 8;
   List<String> intakeVariants = List.of("batch100-future", "batch1000-future", "single-future", "batch100-due",
       "single-due", "jdbc-batch100", "jdbc-batch1000", "dbs-batch100", "dbs-batch1000");
+
+  // mixed: a stream in, the same stream out
+  int mixedRate = 10_000;
+  int mixedBatch = 10;
+  double mixedSeconds = 60;
 
   // scale
   int scaleN = 5_000_000;
@@ -174,6 +179,9 @@ final class Options {
       case "intake-duration" -> intakeSeconds = Double.parseDouble(v);
       case "intake-producers" -> intakeProducers = Integer.parseInt(v);
       case "intake-variants" -> intakeVariants = split(v);
+      case "mixed-rate" -> mixedRate = count(v);
+      case "mixed-batch" -> mixedBatch = Integer.parseInt(v);
+      case "mixed-duration" -> mixedSeconds = Double.parseDouble(v);
       case "scale-n" -> scaleN = count(v);
       case "scale-due" -> scaleDue = count(v);
       case "scale-rate" -> scaleRate = count(v);
@@ -226,6 +234,10 @@ final class Options {
       if (!s.equals("herald") && !s.equals("db-scheduler")) {
         throw new UsageException("unknown system '" + s + "'; herald or db-scheduler");
       }
+    }
+    if (mixedRate <= 0 || mixedBatch <= 0 || mixedSeconds <= 0 || mixedRate % mixedBatch != 0) {
+      throw new UsageException("--mixed-rate, --mixed-batch and --mixed-duration must be positive, and the rate a"
+          + " multiple of the batch");
     }
     if (!List.of("auto", "lock-and-fetch", "fetch").contains(dbsStrategy)) {
       throw new UsageException("--dbs-strategy: auto, lock-and-fetch or fetch");
@@ -287,7 +299,7 @@ final class Options {
 
           --case C[,C...]      burn-down | lateness | webhooks | intake | scale | roof | all   (burn-down)
                            by name only: webhooks-nginx (needs nginx), server (needs herald-server.jar)
-                           brokers (AMQP and Kafka brokers in the JVM)
+                           brokers (AMQP and Kafka brokers in the JVM), mixed (60 s of a 10k/s stream)
           --db D[,D...]        h2 | postgres                                                   (h2)
           --systems S[,S...]   herald,db-scheduler; --no-baseline = herald only                 (both)
           --out FILE           results file, one JSON line per result   (herald-bench/results/results.jsonl)
@@ -306,6 +318,8 @@ final class Options {
           scale:               --scale-n 5m (future rows)  --scale-due 20k (burn-down beside them)
                                --scale-rate 500 --scale-duration 20 (due stream beside them)
                                --scale-idle-ms 3000 (engine started and idle before the heap is measured)
+          mixed:               --mixed-rate 10000 (notices/s) --mixed-batch 10 (per caller transaction)
+                               --mixed-duration 60 (s); each due --delay s after creation, --producers threads
 
           both systems:        --threads 32 (Herald maxConcurrentDeliveries = db-scheduler threads)
                                --pool 40 (connections; default threads + 8)
