@@ -90,13 +90,54 @@ final class CommitIntake extends EnginePart {
    * The caller's transaction committed: fire what this engine pre-claimed, from memory. Never
    * throws: the caller's transaction has committed, and a notice this cannot fire at once is
    * delivered by the poll.
+   *
+   * <p>Callers committing at the same time share one adoption: each queues what it wrote, and
+   * whichever gets the lock adopts everything queued in one transaction (a lone caller adopts its
+   * own, before this returns). A caller whose notices another one adopts returns at once.
    */
   void committed(List<Enqueued> written) {
+    if (written.stream().noneMatch(Enqueued::reserved)) {
+      settle(List.of(written), Map.of()); // nothing to adopt
+      return;
+    }
+    toAdopt.add(written);
+    adoptQueued(LEADER_ROUNDS);
+  }
+
+  /** A caller adopts for others at most this many times before handing the rest to a thread of its own. */
+  private static final int LEADER_ROUNDS = 4;
+
+  private final java.util.Queue<List<Enqueued>> toAdopt = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.locks.ReentrantLock adopting = new java.util.concurrent.locks.ReentrantLock();
+
+  private void adoptQueued(int rounds) {
+    // Whoever holds the lock looks at the queue again after unlock(), or leaves that to a thread of
+    // its own: a caller whose tryLock() failed may have queued a list meanwhile.
+    while (!toAdopt.isEmpty() && adopting.tryLock()) {
+      try {
+        List<List<Enqueued>> batch = new ArrayList<>();
+        for (List<Enqueued> w; (w = toAdopt.poll()) != null; ) {
+          batch.add(w);
+        }
+        Map<UUID, NoticeRow> adopted = Map.of();
+        try {
+          adopted = adopt(batch);
+        } finally {
+          settle(batch, adopted);
+        }
+      } finally {
+        adopting.unlock();
+      }
+      if (--rounds == 0) { // this caller has waited long enough for others
+        Thread.ofVirtual().name("herald-adopt").start(() -> adoptQueued(Integer.MAX_VALUE));
+        return;
+      }
+    }
+  }
+
+  private void settle(List<List<Enqueued>> batch, Map<UUID, NoticeRow> adopted) {
     boolean wake = false;
-    Map<UUID, NoticeRow> adopted = Map.of();
-    try {
-      adopted = adopt(written);
-    } finally {
+    for (List<Enqueued> written : batch) {
       for (Enqueued e : written) {
         try {
           wake |= committedOne(e, adopted.get(e.notice().id()));
@@ -138,11 +179,13 @@ final class CommitIntake extends EnginePart {
    * this node, in one round trip. If the database cannot answer, none is fired from memory: the
    * poll delivers them once their provisional hold runs out.
    */
-  private Map<UUID, NoticeRow> adopt(List<Enqueued> written) {
+  private Map<UUID, NoticeRow> adopt(List<List<Enqueued>> batch) {
     List<UUID> ids = new ArrayList<>();
-    for (Enqueued e : written) {
-      if (e.reserved()) {
-        ids.add(e.notice().id());
+    for (List<Enqueued> written : batch) {
+      for (Enqueued e : written) {
+        if (e.reserved()) {
+          ids.add(e.notice().id());
+        }
       }
     }
     if (ids.isEmpty() || !isRunning()) {
@@ -158,10 +201,12 @@ final class CommitIntake extends EnginePart {
       return Map.of();
     }
     Map<UUID, NoticeRow> out = new java.util.HashMap<>();
-    for (Enqueued e : written) {
-      if (e.reserved() && moved.contains(e.notice().id())) {
-        NoticeRow r = e.row();
-        out.put(r.id(), r.next(r.notice(), owner, r.leaseUntil()));
+    for (List<Enqueued> written : batch) {
+      for (Enqueued e : written) {
+        if (e.reserved() && moved.contains(e.notice().id())) {
+          NoticeRow r = e.row();
+          out.put(r.id(), r.next(r.notice(), owner, r.leaseUntil()));
+        }
       }
     }
     return out;

@@ -96,6 +96,60 @@ class AfterCommitTest {
         .isLessThan(5_000);
   }
 
+  // Concurrent callers share one adoption: whoever holds the lock adopts what the others queued, and
+  // they return at once. A list left in the queue would be delivered only by the 30 s poll.
+  @Test
+  @Timeout(120)
+  void callersCommittingAllTheTimeShareAdoptionsAndEveryNoticeIsDeliveredOnceRightAfterItsCommit() throws Exception {
+    Herald herald = Herald.builder()
+        .h2File(dir.resolve("sustained"))
+        .nodeId("n1")
+        .lease(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofSeconds(30)) // so a poll cannot be what delivers them in time
+        .shutdownTimeout(Duration.ofSeconds(2))
+        .define(NoticeDefinition.builder("ok").handler("ok").build())
+        .handler("ok", deliveries.delivering("n1"))
+        .build();
+    toClose.add(herald);
+    herald.start();
+
+    int threads = 8;
+    int each = 150;
+    Map<String, Long> returnedAt = new ConcurrentHashMap<>();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    toClose.add(pool::shutdownNow);
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      done.add(pool.submit(() -> {
+        for (int i = 0; i < each; i++) {
+          String payload = "{\"t\":" + thread + ",\"i\":" + i + "}";
+          if (i % 3 == 0) {
+            herald.inTransaction(tx -> tx.enqueueAll(List.of(
+                dev.herald.NoticeRequest.of("ok", payload), dev.herald.NoticeRequest.of("ok", payload))));
+          } else {
+            herald.enqueue("ok", payload);
+          }
+          returnedAt.put(payload, System.nanoTime());
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : done) {
+      f.get(60, TimeUnit.SECONDS);
+    }
+    int expected = threads * each + threads * ((each + 2) / 3);
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        .until(() -> deliveries.all().size() >= expected);
+    long slowestMillis = 0;
+    for (Deliveries.Call call : deliveries.all()) {
+      slowestMillis = Math.max(slowestMillis,
+          TimeUnit.NANOSECONDS.toMillis(call.startNanos - returnedAt.get(call.payload)));
+    }
+    assertThat(slowestMillis).as("longest time from an enqueue returning to its delivery, in ms").isLessThan(5_000);
+    await().during(Duration.ofMillis(500)).until(() -> deliveries.all().size() == expected);
+  }
+
   // Finding 9: a failure in an after-commit step (here: the definition was deleted before the commit,
   // so the fast path cannot find it) surfaced to the caller as an exception, though the caller's
   // transaction, business writes included, had committed. The caller would think it failed and retry.
