@@ -15,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -30,6 +31,11 @@ abstract class BenchDb implements AutoCloseable {
   /** A fresh, empty database for one measurement; closing it deletes it. */
   interface Space extends AutoCloseable {
     DataSource dataSource();
+
+    /** Arguments that point {@code herald-server.jar} at this space; none: the server's own embedded H2. */
+    default List<String> serverArgs() {
+      return List.of();
+    }
 
     @Override
     void close();
@@ -326,6 +332,15 @@ abstract class BenchDb implements AutoCloseable {
         @Override
         public DataSource dataSource() {
           return ds;
+        }
+
+        @Override
+        public List<String> serverArgs() {
+          String withSchema = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+          List<String> args = new java.util.ArrayList<>(List.of("--spring.datasource.url=" + withSchema,
+              "--spring.datasource.username=" + user, "--spring.datasource.password=" + password));
+          o.pgProps.forEach((k, v) -> args.add("--spring.datasource.hikari.data-source-properties." + k + "=" + v));
+          return args;
         }
 
         @Override

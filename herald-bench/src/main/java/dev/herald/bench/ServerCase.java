@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
 
 /**
  * Issue 15's server cases: the real {@code herald-server.jar} in a child JVM on the bench's database
- * kind (embedded H2 in a temp dir; PostgreSQL through {@code --pg-url}), callbacks to a stock nginx.
+ * kind (its embedded H2 in a temp dir; on PostgreSQL a schema of its own, embedded or at {@code --pg-url}),
+ * callbacks to a stock nginx.
  * <ul>
  *   <li>{@code intake}: notices/s created by {@code POST /api/v1/notices} in batches of 100 and 1,000
  *       ({@code --intake-producers} callers, {@code --intake-duration} s, due in an hour);
@@ -43,26 +44,23 @@ final class ServerCase {
       System.out.println("  " + jar + " not found: case skipped. Build it with ./mvnw -q -pl herald-server -am package -DskipTests");
       return;
     }
-    if (!db.kind().equals("h2")) {
-      System.out.println("  the server case runs on the embedded H2 only for now: skipped on " + db.kind());
-      return;
-    }
     Optional<Nginx> started = Nginx.start(tmp, true);
     if (started.isEmpty()) {
       return;
     }
-    try (Nginx nginx = started.get(); Server server = Server.start(jar, tmp, o.jfrDir)) {
+    try (Nginx nginx = started.get(); BenchDb.Space space = db.open(CASE);
+        Server server = Server.start(jar, tmp, o.jfrDir, db.kind(), space.serverArgs())) {
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       for (int batch : new int[] {100, 1000}) {
-        ctx.add(intake(o, server, client, nginx, batch), db);
+        ctx.add(intake(o, server, client, nginx, batch, db.kind()), db);
       }
-      ctx.add(lateness(o, server, client, nginx), db);
+      ctx.add(lateness(o, server, client, nginx, db.kind()), db);
     } catch (IOException e) {
       throw new BenchException("server case: " + e.getMessage(), e);
     }
   }
 
-  private static Result intake(Options o, Server server, HttpClient client, Nginx nginx, int batch) {
+  private static Result intake(Options o, Server server, HttpClient client, Nginx nginx, int batch, String dbKind) {
     String body = batchBody(nginx.url(), batch, i -> "\"delay\": \"1h\"");
     AtomicLong created = new AtomicLong();
     AtomicLong failed = new AtomicLong();
@@ -83,7 +81,7 @@ final class ServerCase {
     join(threads);
     double seconds = (System.nanoTime() - t0) / 1e9;
     System.out.printf("    -> server intake batch %d: %,.0f notices/s%n", batch, created.get() / seconds);
-    Result.Builder rb = Result.of(CASE, "herald-server", "intake-batch" + batch, "h2").setting("batch", batch)
+    Result.Builder rb = Result.of(CASE, "herald-server", "intake-batch" + batch, dbKind).setting("batch", batch)
         .setting("callers", o.intakeProducers).metric("seconds", seconds)
         .metric("notices_per_s", created.get() / seconds).metric("failed_requests", failed.get());
     if (failed.get() > 0) {
@@ -92,12 +90,13 @@ final class ServerCase {
     return rb.build();
   }
 
-  private static Result lateness(Options o, Server server, HttpClient client, Nginx nginx) throws IOException {
+  private static Result lateness(Options o, Server server, HttpClient client, Nginx nginx, String dbKind)
+      throws IOException {
     int perTick = Math.max(1, o.rate / 10); // one request every 100 ms, fire times spread over the next 100 ms
     long ticks = Math.round(o.durationSeconds * 10);
     Map<String, Long> fireMicros = new ConcurrentHashMap<>();
     AtomicLong failed = new AtomicLong();
-    System.out.printf("  server lateness on h2: %,d callbacks/s for %s s, due %s s after creation, to nginx%n", o.rate,
+    System.out.printf("  server lateness on " + dbKind + ": %,d callbacks/s for %s s, due %s s after creation, to nginx%n", o.rate,
         o.durationSeconds, o.delaySeconds);
     long start = System.nanoTime();
     List<Thread> threads = new ArrayList<>();
@@ -142,7 +141,7 @@ final class ServerCase {
         late.recordMicros(Math.round(Double.parseDouble(f[0]) * 1e6) - fire);
       }
     }
-    Result.Builder rb = Result.of(CASE, "herald-server", "lateness", "h2").setting("rate", o.rate)
+    Result.Builder rb = Result.of(CASE, "herald-server", "lateness", dbKind).setting("rate", o.rate)
         .setting("duration_s", o.durationSeconds).setting("delay_s", o.delaySeconds)
         .metric("callbacks_created", expected).metric("callbacks_received", matched)
         .metric("create_requests_failed", failed.get())
@@ -194,8 +193,11 @@ final class ServerCase {
       this.port = port;
     }
 
-    /** With {@code jfrDir}, the server records a JFR profile there ({@code server-h2.jfr}). */
-    static Server start(Path jar, Path tmp, Path jfrDir) throws IOException {
+    /**
+     * With {@code jfrDir}, the server records a JFR profile there ({@code server-<db>.jfr}); {@code dbArgs}
+     * point it at a server database (none: its embedded H2 in a temp dir).
+     */
+    static Server start(Path jar, Path tmp, Path jfrDir, String dbKind, List<String> dbArgs) throws IOException {
       int port;
       try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
         port = s.getLocalPort();
@@ -204,11 +206,12 @@ final class ServerCase {
       List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
       if (jfrDir != null) {
         Files.createDirectories(jfrDir);
-        command.add("-XX:StartFlightRecording=filename=" + jfrDir.resolve("server-h2.jfr") + ",settings=profile");
+        command.add("-XX:StartFlightRecording=filename=" + jfrDir.resolve("server-" + dbKind + ".jfr") + ",settings=profile");
       }
       command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1", "--herald.server.data-dir=" + dir,
           "--herald.server.bootstrap-admin-token=" + TOKEN, "--herald.http.allow=127.0.0.1",
           "--herald.http.max-concurrency-per-endpoint=64", "--logging.level.root=WARN"));
+      command.addAll(dbArgs);
       Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
       Server server = new Server(p, port);
       HttpClient client = HttpClient.newHttpClient();
