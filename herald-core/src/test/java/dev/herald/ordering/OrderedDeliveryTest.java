@@ -75,6 +75,8 @@ abstract class OrderedDeliveryTest {
         .define(NoticeDefinition.builder("order-events").handler("events").retry("50ms").maxAttempts(3)
             .ordered(ordering).build())
         .define(NoticeDefinition.builder("plain").handler("events").build())
+        .define(NoticeDefinition.builder("confirmed-events").handler("events").confirmWithin(Duration.ofMinutes(5))
+            .ordered(ordering).build())
         .handler("events", ctx -> {
           String payload = ctx.payload();
           String key = field(payload, "key");
@@ -216,6 +218,59 @@ abstract class OrderedDeliveryTest {
     assertThat(status(h, head)).isEqualTo(NoticeStatus.DEAD);
     // The head's three attempts all came before the rest of its key.
     assertThat(calls.stream().filter(c -> c.key().equals("stuck")).map(Call::n)).containsExactly(0, 0, 0, 1, 2);
+  }
+
+  @Test
+  @Timeout(60)
+  void aHeadAwaitingConfirmationHoldsItsKeyUntilItIsConfirmed() throws Exception {
+    Herald h = node(newDatabase(), "node-a", Ordering.WAIT).start();
+    Notice head = h.enqueue(NoticeRequest.of("confirmed-events", "{\"key\":\"c\",\"n\":0}").orderingKey("c"));
+    Notice next = h.enqueue(NoticeRequest.of("confirmed-events", "{\"key\":\"c\",\"n\":1}").orderingKey("c"));
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> status(h, head) == NoticeStatus.AWAITING_CONFIRM);
+    // several polls: the next one of its key waits for the confirmation
+    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+        .until(() -> status(h, next) == NoticeStatus.PENDING);
+    assertThat(deliveredOrder("c")).containsExactly(0);
+
+    h.operations().confirm(head.id());
+    await().atMost(Duration.ofSeconds(20)).until(() -> status(h, next) == NoticeStatus.AWAITING_CONFIRM);
+    assertThat(status(h, head)).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(deliveredOrder("c")).containsExactly(0, 1);
+  }
+
+  // One enqueueAll takes its keys' locks in one order (sorted), so two transactions enqueueing the
+  // same keys in opposite orders cannot deadlock; taken in the order given, they would.
+  @Test
+  @Timeout(120)
+  void twoTransactionsEnqueueingTheSameKeysInOppositeOrdersNeverDeadlock() throws Exception {
+    Herald h = node(newDatabase(), "node-a", Ordering.WAIT);
+    List<NoticeRequest> forward = new ArrayList<>();
+    for (int k = 0; k < 20; k++) {
+      forward.add(event("key-" + k, 0));
+    }
+    List<NoticeRequest> backward = new ArrayList<>(forward).reversed();
+    List<Throwable> failures = new CopyOnWriteArrayList<>();
+    int rounds = 15;
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+    List<Thread> threads = new ArrayList<>();
+    for (List<NoticeRequest> order : List.of(forward, backward)) {
+      threads.add(Thread.ofPlatform().start(() -> {
+        for (int r = 0; r < rounds; r++) {
+          try {
+            together.await(30, TimeUnit.SECONDS);
+            h.inTransaction(tx -> tx.enqueueAll(order));
+          } catch (Throwable t) {
+            failures.add(t);
+          }
+        }
+      }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(failures).as("transactions that failed").isEmpty();
+    assertThat(h.operations().query(NoticeQuery.all().page(0, 1000)).items()).hasSize(2 * rounds * forward.size());
   }
 
   @Test
