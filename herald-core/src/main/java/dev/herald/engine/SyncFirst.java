@@ -51,9 +51,20 @@ final class SyncFirst {
    */
   static String receiverOf(NoticeDefinition d, String noticeTarget) {
     String target = noticeTarget != null ? noticeTarget : d.target();
-    String origin = originOf(target);
-    return origin != null ? origin : d.channel() + ":" + target;
+    String origin = target == null ? null : ORIGINS.get(target);
+    if (origin == null) {
+      origin = originOf(target);
+      origin = origin == null ? "" : origin;
+      if (target != null && ORIGINS.size() < MAX_ORIGINS) {
+        ORIGINS.put(target, origin);
+      }
+    }
+    return !origin.isEmpty() ? origin : d.channel() + ":" + target;
   }
+
+  /** Targets already parsed (every attempt asks; a URI parse is a visible share of a webhook's cost); "" = not http. */
+  private static final java.util.Map<String, String> ORIGINS = new java.util.concurrent.ConcurrentHashMap<>();
+  private static final int MAX_ORIGINS = 10_000;
 
   /** {@code scheme://host:port} of an http(s) URL (host in lower case, port explicit); null for anything else. */
   static String originOf(String target) {
