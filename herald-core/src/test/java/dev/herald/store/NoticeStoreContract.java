@@ -281,6 +281,32 @@ public abstract class NoticeStoreContract {
     assertThat(store.find(again.id())).isEmpty();
   }
 
+  @Test
+  void insertAllKeepsEveryColumnOfEveryRowWhateverItsText() throws SQLException {
+    // Text that a bulk path (COPY's text format on PostgreSQL) must escape, and nulls beside values.
+    String[] texts = {"tab\there", "line\nbreak\r\nwindows", "back\\slash \\N \\. \\t", "quote ' \" ; --",
+        "unicode \u00e9 \u2713 \ud83d\ude00", "", " lead and trail "};
+    String[] payloads = {"{\t\"a\":1\n}", "{\"escaped\":\"tab\\tnl\\nbs\\\\q\\\"\"}", "[1,2,3]", "\"\\\\N\"", "{}"};
+    List<NoticeRow> rows = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String text = texts[i % texts.length];
+      boolean odd = i % 2 == 1;
+      Notice n = new Notice(UUID.randomUUID(), DEF, payloads[i % payloads.length], odd ? null : text, null,
+          odd ? IN_FLIGHT : PENDING, i % 3, T.plusSeconds(i), T.plusSeconds(i + 1), odd ? T.minusSeconds(i) : null,
+          odd ? "error: " + text : null, T, T.plusMillis(i), null, odd ? "https://example.com/hook?x=" + i : null);
+      rows.add(new NoticeRow(n, odd ? "n1*" : null, odd ? T.plusSeconds(30) : Instant.EPOCH, 1 + i, i % 2, i % 7));
+    }
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      assertThat(store.insertAll(c, rows)).allMatch(InsertResult::created);
+      c.commit();
+    }
+
+    for (NoticeRow r : rows) {
+      assertThat(store.find(r.id())).as("row %s", r.notice().payload()).contains(r);
+    }
+  }
+
   // ================================================================ claim
 
   @Test

@@ -88,7 +88,6 @@ public interface Dialect {
     return rs.getObject(column, UUID.class);
   }
 
-  /** Text as the database can store it (PostgreSQL refuses the NUL character). */
   /**
    * Whether finished notices are archived in one set-based statement (delete the live rows and
    * insert their history rows from what was deleted) instead of two batches that send every payload
@@ -98,8 +97,17 @@ public interface Dialect {
     return false;
   }
 
+  /** Text as the database can store it (PostgreSQL refuses the NUL character). */
   default String text(String value) {
     return value;
+  }
+
+  /**
+   * Whether many live rows are written by {@code COPY ... FROM STDIN} ({@link PgCopyIn}) instead of
+   * multi-row inserts: PostgreSQL through its own driver.
+   */
+  default boolean copiesBulkInserts() {
+    return false;
   }
 
   /**

@@ -61,7 +61,14 @@ final class NoticeIntake extends StorePart {
     return Arrays.asList(out);
   }
 
+  /** From this many rows on, a dialect that copies bulk inserts uses COPY: two round trips, so not for a few. */
+  private static final int COPY_FROM = 10;
+
   private void insertPlain(Connection c, List<NoticeRow> rows) throws SQLException {
+    if (rows.size() >= COPY_FROM && dialect.copiesBulkInserts() && PgCopyIn.usable(c)) {
+      PgCopyIn.insert(c, rows(), rows);
+      return;
+    }
     int full = rows.size() / ROWS_PER_INSERT;
     int rest = rows.size() % ROWS_PER_INSERT;
     if (full > 0) {

@@ -64,6 +64,52 @@ final class NoticeRows {
     ps.setString(at + 19, n.target());
   }
 
+  /**
+   * Appends the live row's columns ({@link #LIVE_COLUMNS}, in order) as one line of PostgreSQL's
+   * {@code COPY} text format: the same values {@link #bindLive} binds.
+   */
+  void appendCopyLine(StringBuilder sb, NoticeRow row) {
+    Notice n = row.notice();
+    sb.append(n.id()).append('\t');
+    copyText(sb, n.definition()).append('\t');
+    copyText(sb, n.payload()).append('\t');
+    copyText(sb, dialect.text(n.description())).append('\t');
+    copyText(sb, n.idempotencyKey()).append('\t');
+    sb.append(n.status().name()).append('\t');
+    sb.append(n.attempts()).append('\t');
+    sb.append(row.retryBase()).append('\t');
+    sb.append(n.fireAt().toEpochMilli()).append('\t');
+    sb.append(n.nextAttemptAt().toEpochMilli()).append('\t');
+    Long last = millis(n.lastAttemptAt());
+    (last == null ? sb.append("\\N") : sb.append(last.longValue())).append('\t');
+    copyText(sb, dialect.text(Attempt.bound(n.lastError()))).append('\t');
+    sb.append(n.createdAt().toEpochMilli()).append('\t');
+    sb.append(n.updatedAt().toEpochMilli()).append('\t');
+    copyText(sb, row.owner()).append('\t');
+    sb.append(row.leaseUntil().toEpochMilli()).append('\t');
+    sb.append(row.version()).append('\t');
+    sb.append(row.shard()).append('\t');
+    copyText(sb, n.target()).append('\n');
+  }
+
+  /** A text value in COPY's text format: NULL is {@code \N}; backslash, newline, return and tab escaped. */
+  static StringBuilder copyText(StringBuilder sb, String v) {
+    if (v == null) {
+      return sb.append("\\N");
+    }
+    for (int i = 0; i < v.length(); i++) {
+      char ch = v.charAt(i);
+      switch (ch) {
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> sb.append(ch);
+      }
+    }
+    return sb;
+  }
+
   void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
     Notice n = row.notice();
     dialect.setId(ps, 1, n.id());

@@ -73,4 +73,9 @@ public final class PostgresDialect implements Dialect {
   public boolean archivesSetBased() {
     return true;
   }
+
+  @Override
+  public boolean copiesBulkInserts() {
+    return true;
+  }
 }

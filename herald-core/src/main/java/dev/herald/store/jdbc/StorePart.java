@@ -44,6 +44,11 @@ abstract class StorePart {
     rows.bindLive(ps, row, at);
   }
 
+  /** The rows' format, for a part that hands it on (COPY writes lines, not parameters). */
+  protected final NoticeRows rows() {
+    return rows;
+  }
+
   protected final void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
     rows.bindHistory(ps, row);
   }
