@@ -86,6 +86,9 @@ final class EngineCore {
       listeners.onEngineError(what, e);
       log.warn("Herald node {}: cannot {} ({}); other nodes take them over after the node timeout",
           settings.nodeId(), what, e.getMessage());
+      // Rows left under a token that keeps beating would never be claimed again, by any node: give
+      // the token up, so that they are taken over (this node's next claims included) once it lapses.
+      abandonIncarnation(what);
     }
   }
 

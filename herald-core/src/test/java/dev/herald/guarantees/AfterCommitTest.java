@@ -150,6 +150,63 @@ class AfterCommitTest {
     await().during(Duration.ofMillis(500)).until(() -> deliveries.all().size() == expected);
   }
 
+  // A release that fails (the database hiccups) used to leave its row under this node's token, which
+  // keeps beating: no node, this one included, would ever claim it again. The node now gives its token
+  // up, so the row is taken over once the old token lapses.
+  @Test
+  @Timeout(60)
+  void aReleaseTheDatabaseRefusesDoesNotStrandItsNoticeUnderALiveNode() throws Exception {
+    org.h2.jdbcx.JdbcConnectionPool db =
+        org.h2.jdbcx.JdbcConnectionPool.create(Herald.Builder.h2Url(dir.resolve("release")), "sa", "");
+    toClose.add(db::dispose);
+    dev.herald.spi.NoticeStore real = dev.herald.store.jdbc.JdbcNoticeStore.create(db, java.time.Clock.systemUTC());
+    java.util.concurrent.atomic.AtomicBoolean refuseARelease = new java.util.concurrent.atomic.AtomicBoolean(true);
+    dev.herald.spi.NoticeStore store = (dev.herald.spi.NoticeStore) java.lang.reflect.Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {dev.herald.spi.NoticeStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("apply")) {
+            @SuppressWarnings("unchecked")
+            List<dev.herald.spi.Change> changes = (List<dev.herald.spi.Change>) args[0];
+            boolean release = changes.size() == 1 && changes.getFirst().next().owner() == null
+                && !changes.getFirst().next().status().isFinished() && changes.getFirst().attempt() == null;
+            if (release && refuseARelease.compareAndSet(true, false)) {
+              throw new dev.herald.StoreException("connection reset (injected)", new java.sql.SQLException("08006"));
+            }
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    Herald herald = Herald.builder()
+        .dataSource(db)
+        .store(store)
+        .nodeId("n1")
+        .pollInterval(Duration.ofMillis(100))
+        .nodeTimeout(Duration.ofSeconds(2))
+        .shutdownTimeout(Duration.ofSeconds(2))
+        .define(NoticeDefinition.builder("doomed").handler("ok").maxAttempts(1).build())
+        .handler("ok", deliveries.delivering("n1"))
+        .build();
+    toClose.add(herald);
+    herald.start();
+
+    // Its definition is gone when the transaction commits, so the engine lets go of the pre-claimed
+    // notice (a release), and the database refuses that release.
+    Notice n = herald.inTransaction(tx -> {
+      Notice enqueued = tx.enqueue("doomed", "{\"order\":7}");
+      herald.definitions().delete("doomed");
+      return enqueued;
+    });
+    assertThat(refuseARelease).as("the release was refused").isFalse();
+
+    // Taken over once the given-up token lapses: the poll claims it and it fails for want of its
+    // definition, with a clear error, instead of staying IN_FLIGHT under a live node for ever.
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+        .until(() -> herald.operations().find(n.id()).orElseThrow().notice().lastError() != null);
+    assertThat(herald.operations().find(n.id()).orElseThrow().notice().lastError()).contains("doomed");
+  }
+
   // Finding 9: a failure in an after-commit step (here: the definition was deleted before the commit,
   // so the fast path cannot find it) surfaced to the caller as an exception, though the caller's
   // transaction, business writes included, had committed. The caller would think it failed and retry.
