@@ -60,6 +60,9 @@ public final class ReceiverCircuits {
     if (result.outcome() == DeliveryResult.Outcome.DEFER) {
       return; // not an attempt: says nothing about the receiver
     }
+    if (result.isDelivered() && circuits.isEmpty()) {
+      return; // the common case, without locking a bin: a success where no receiver is failing
+    }
     long now = clock.millis();
     boolean[] added = {false};
     // compute, not get-then-mutate: a sweep removing the circuit meanwhile would lose this result
