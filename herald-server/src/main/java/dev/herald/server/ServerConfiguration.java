@@ -42,6 +42,11 @@ class ServerConfiguration implements WebMvcConfigurer {
     return new EndpointSettings(dataSource, Clock.systemUTC());
   }
 
+  @Bean
+  EndpointControl endpointControl(HttpChannel http, EndpointSettings settings) {
+    return new EndpointControl(http, settings, Clock.systemUTC());
+  }
+
   @Bean(destroyMethod = "close")
   EndpointSync endpointSync(HttpChannel http, EndpointSettings settings, HttpChannelProperties p) {
     return new EndpointSync(http, settings, p.getEndpointSync());

@@ -57,7 +57,8 @@ class ConsoleBrowserTest {
 
   @BeforeAll
   void start() throws IOException {
-    server = TestServer.start(TestServer.tempDir(), "--herald.server.console.admin-password=" + ADMIN_PASSWORD);
+    server = TestServer.start(TestServer.tempDir(), "--herald.server.console.admin-password=" + ADMIN_PASSWORD,
+        "--herald.http.disabled-recheck=500ms"); // an enabled endpoint's waiting notices go at once
     api = server.as(server.adminToken());
     ConsoleUsers users = server.context.getBean(ConsoleUsers.class);
     users.create("olivia", OPERATOR_PASSWORD, dev.herald.server.console.ConsoleRole.OPERATOR, "test");
@@ -231,6 +232,18 @@ class ConsoleBrowserTest {
         + ".then(r => done(r.status));");
     assertThat(((Number) answer).intValue()).isEqualTo(403);
     assertThat(status(laterId)).as("unchanged").isEqualTo("CANCELLED");
+
+    // Endpoints: the viewer sees them, but no button; a hand-made disable is refused and changes nothing.
+    browser.get(server.url("/console/endpoints"));
+    assertThat(browser.findElements(By.cssSelector("tr.endpoint-row"))).hasSize(2);
+    assertThat(browser.findElements(By.cssSelector("#http-endpoints button, #http-endpoints input"))).isEmpty();
+    Object disable = browser.executeAsyncScript("const done = arguments[arguments.length - 1];"
+        + "const csrf = document.querySelector('input[name=_csrf]').value;"
+        + "fetch('/console/endpoints/disable', {method: 'POST', redirect: 'manual',"
+        + " headers: {'Content-Type': 'application/x-www-form-urlencoded'},"
+        + " body: 'url=" + ordersEndpoint() + "&_csrf=' + encodeURIComponent(csrf)}).then(r => done(r.status));");
+    assertThat(((Number) disable).intValue()).isEqualTo(403);
+    assertThat(endpointJson(ordersEndpoint()).get("disabled").asBoolean()).as("unchanged").isFalse();
     browser.get(server.url("/console/admin/users"));
     assertThat(text("denied")).contains("does not allow");
   }
@@ -248,6 +261,50 @@ class ConsoleBrowserTest {
 
   @Test
   @Order(8)
+  void adminDisablesAnEndpointItsNoticesWaitUntilEnabledAndSetsItsRate() {
+    String endpoint = ordersEndpoint();
+    loginAs("olivia", OPERATOR_PASSWORD);
+    browser.get(server.url("/console/endpoints"));
+    assertThat(browser.findElements(By.cssSelector("#http-endpoints button"))).as("admins only, as in the API").isEmpty();
+
+    loginAs("admin", ADMIN_PASSWORD);
+    browser.get(server.url("/console/endpoints"));
+    endpointRow(endpoint).findElement(By.className("disable-reason")).sendKeys("deploy");
+    endpointRow(endpoint).findElement(By.className("disable-endpoint")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    assertThat(text("message")).contains(endpoint).contains("disabled");
+    assertThat(endpointRow(endpoint).findElement(By.className("disabled-flag")).getText()).contains("disabled")
+        .contains("deploy");
+    assertThat(endpointJson(endpoint).get("disabled").asBoolean()).isTrue();
+    int before = orders.requests.size();
+    String waiting = create("{\"definition\":\"" + ordersDef + "\",\"payload\":{\"order\":3000}}");
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> orders.requests.size() == before);
+
+    WebElement rate = endpointRow(endpoint).findElement(By.className("max-rate"));
+    rate.clear();
+    rate.sendKeys("5/s");
+    endpointRow(endpoint).findElement(By.className("set-rate")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    assertThat(endpointJson(endpoint).get("ownMaxRate").asString()).isEqualTo("5/s");
+    assertThat(endpointRow(endpoint).findElement(By.className("rate")).getText()).isEqualTo("5/s");
+    shot("endpoints");
+
+    endpointRow(endpoint).findElement(By.className("enable-endpoint")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    assertThat(endpointJson(endpoint).get("disabled").asBoolean()).isFalse();
+    await().atMost(Duration.ofSeconds(10)).until(() -> status(waiting).equals("SUCCEEDED"));
+
+    WebElement bad = endpointRow(endpoint).findElement(By.className("max-rate"));
+    bad.clear();
+    bad.sendKeys("fast");
+    endpointRow(endpoint).findElement(By.className("set-rate")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("error")));
+    assertThat(text("error")).startsWith("maxRate:");
+    assertThat(endpointJson(endpoint).get("ownMaxRate").asString()).as("unchanged").isEqualTo("5/s");
+  }
+
+  @Test
+  @Order(9)
   void adminPagesAndLogout() {
     loginAs("admin", ADMIN_PASSWORD);
     browser.get(server.url("/console/definitions"));
@@ -259,8 +316,6 @@ class ConsoleBrowserTest {
     wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
     assertThat(api.get("/api/v1/definitions/" + ordersDef).json().get("maxAttempts").asInt()).isEqualTo(7);
     shot("definition");
-    browser.get(server.url("/console/endpoints"));
-    shot("endpoints");
     browser.get(server.url("/console/admin/tokens"));
     browser.findElement(By.id("token-name")).sendKeys("ci");
     browser.findElement(By.id("create-token")).click();
@@ -319,6 +374,23 @@ class ConsoleBrowserTest {
     TestServer.Resp r = api.post("/api/v1/notices", "{\"notices\":[" + item + "]}");
     assertThat(r.status()).as(r.toString()).isEqualTo(201);
     return r.json().get("ids").get(0).asString();
+  }
+
+  private String ordersEndpoint() {
+    return dev.herald.channel.http.HttpChannel.endpointOf(orders.url("/orders"));
+  }
+
+  private WebElement endpointRow(String endpoint) {
+    return browser.findElement(By.cssSelector("tr.endpoint-row[data-endpoint='" + endpoint + "']"));
+  }
+
+  private tools.jackson.databind.JsonNode endpointJson(String endpoint) {
+    for (tools.jackson.databind.JsonNode e : api.get("/api/v1/endpoints").json().get("items")) {
+      if (e.get("endpoint").asString().equals(endpoint)) {
+        return e;
+      }
+    }
+    throw new AssertionError("no endpoint " + endpoint);
   }
 
   private String status(String id) {
