@@ -5,10 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.herald.server.console.ConsoleUsers;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +17,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -40,15 +33,14 @@ class ConsoleBrowserTest {
   static final String ADMIN_PASSWORD = "admin-password-for-tests";
   static final String OPERATOR_PASSWORD = "operator-password-1";
   static final String VIEWER_PASSWORD = "viewer-password-12";
-  static final Path SHOTS = Path.of("target", "console-screenshots");
 
   TestServer server;
   TestServer.Api api;
   Receiver orders;
   Receiver payouts;
+  Chromium chromium;
   ChromeDriver browser;
   WebDriverWait wait;
-  Path profile;
   String ordersDef;
   String payoutsDef;
   final List<String> orderIds = new ArrayList<>();
@@ -79,34 +71,21 @@ class ConsoleBrowserTest {
     await().atMost(Duration.ofSeconds(15)).until(() -> orderIds.stream().allMatch(id -> status(id).equals("SUCCEEDED"))
         && payoutIds.stream().allMatch(id -> status(id).equals("DEAD")));
 
-    Files.createDirectories(SHOTS);
-    profile = Files.createTempDirectory("herald-chromium");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary("/usr/bin/chromium");
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--window-size=1400,1000", "--user-data-dir=" + profile);
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(Path.of("/usr/bin/chromedriver").toFile()).usingAnyFreePort().build();
-    browser = new ChromeDriver(service, options);
+    chromium = new Chromium();
+    browser = chromium.browser;
     wait = new WebDriverWait(browser, Duration.ofSeconds(10));
   }
 
   @AfterAll
   void stop() throws Exception {
-    if (browser != null) {
-      browser.quit();
+    if (chromium != null) {
+      chromium.close();
     }
     if (server != null) {
       server.close();
     }
     orders.close();
     payouts.close();
-    if (profile != null) {
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
   }
 
   @Test
@@ -354,12 +333,7 @@ class ConsoleBrowserTest {
   }
 
   private void shot(String page) {
-    try {
-      Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), SHOTS.resolve(page + ".png"),
-          StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    chromium.shot(page);
   }
 
   private String define(String prefix, String target, int maxAttempts) {

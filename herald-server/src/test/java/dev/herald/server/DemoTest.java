@@ -7,21 +7,28 @@ import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import jakarta.mail.internet.MimeMessage;
-import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The issue's done-when, end to end: the server started in demo mode shows the notices of a demo
- * run in the console, a user resends a DEAD one there, and an alert mail reaches a real SMTP server.
+ * run in the console (charts drawn in a real Chromium), a user resends a DEAD one there, and an
+ * alert mail reaches a real SMTP server (GreenMail). Screenshots: demo-*.png under
+ * target/console-screenshots.
  */
 class DemoTest {
   static final String PASSWORD = "demo-admin-password";
+  /** {@code -Dherald.demo.shots-after=PT5M}: let the demo run this long before the screenshots. */
+  static final Duration SHOTS_AFTER = Duration.parse(System.getProperty("herald.demo.shots-after", "PT0S"));
   private final GreenMail smtp = new GreenMail(ServerSetupTest.SMTP.dynamicPort());
   private TestServer server;
 
@@ -36,6 +43,7 @@ class DemoTest {
   @Test
   void aDemoRunFillsTheConsoleAResendOfADeadOneSucceedsAndAnAlertMailArrives() throws Exception {
     smtp.start();
+    Instant started = Instant.now();
     server = TestServer.start(TestServer.tempDir(), "--herald.server.demo=true",
         "--herald.http.allow=", // the demo itself lets webhooks reach its receiver on 127.0.0.1
         "--herald.server.console.admin-password=" + PASSWORD,
@@ -51,19 +59,47 @@ class DemoTest {
     assertThat(dead.get("attempts").asInt()).isEqualTo(3);
     assertThat(api.get("/api/v1/notices/" + id).json().get("lastError").asString()).contains("500");
 
-    ConsoleSession admin = new ConsoleSession(server);
-    assertThat(admin.login("admin", PASSWORD)).endsWith("/console");
-    String overview = admin.get("/console?range=hour").body();
-    assertThat(number(overview, "total-deliveries")).isGreaterThan(5);
-    assertThat(number(overview, "total-failures")).isGreaterThan(0);
-    assertThat(admin.get("/console/notices?status=DEAD&definition=demo-orders").body()).contains(id);
+    if (SHOTS_AFTER.isPositive()) { // only to refresh the README's screenshots: charts need minutes of data
+      Instant until = started.plus(SHOTS_AFTER);
+      await().atMost(SHOTS_AFTER.plusMinutes(1)).pollInterval(Duration.ofSeconds(5))
+          .until(() -> Instant.now().isAfter(until));
+    }
 
-    String page = admin.get("/console/notices/" + id).body();
-    assertThat(page).contains("id=\"resend\"");
-    HttpResponse<String> resend = admin.post("/console/notices/" + id + "/resend", "_csrf=" + ConsoleSession.csrf(page));
-    assertThat(resend.statusCode()).isEqualTo(302);
-    await().atMost(Duration.ofSeconds(15))
-        .until(() -> api.get("/api/v1/notices/" + id).json().get("status").asString().equals("SUCCEEDED"));
+    try (Chromium chromium = new Chromium()) {
+      ChromeDriver browser = chromium.browser;
+      WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(10));
+      browser.get(server.url("/console"));
+      wait.until(ExpectedConditions.urlContains("/console/login"));
+      browser.findElement(By.id("username")).sendKeys("admin");
+      browser.findElement(By.id("password")).sendKeys(PASSWORD);
+      browser.findElement(By.id("login")).click();
+      wait.until(ExpectedConditions.presenceOfElementLocated(By.id("who")));
+
+      browser.get(server.url("/console?range=hour"));
+      wait.until(d -> "drawn".equals(d.findElement(By.tagName("body")).getDomAttribute("data-charts")));
+      assertThat(Long.parseLong(browser.findElement(By.id("total-deliveries")).getText().strip())).isGreaterThan(5);
+      assertThat(Long.parseLong(browser.findElement(By.id("total-failures")).getText().strip())).isPositive();
+      Object drawn = browser.executeScript(
+          "return Chart.getChart('chart-deliveries').data.datasets[0].data.reduce((a, b) => a + b, 0);");
+      assertThat(((Number) drawn).longValue()).as("deliveries on the chart").isGreaterThan(5);
+      chromium.shot("demo-overview");
+
+      browser.get(server.url("/console/notices?status=DEAD&definition=demo-orders"));
+      assertThat(browser.findElements(By.cssSelector("tr.notice-row"))).isNotEmpty();
+      chromium.shot("demo-dead");
+      WebElement row = browser.findElement(By.cssSelector("tr.notice-row"));
+      String picked = row.getDomAttribute("data-id");
+      row.findElement(By.tagName("a")).click();
+      wait.until(ExpectedConditions.textToBe(By.id("status"), "DEAD"));
+      browser.findElement(By.id("resend")).click();
+      wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+      await().atMost(Duration.ofSeconds(15))
+          .until(() -> api.get("/api/v1/notices/" + picked).json().get("status").asString().equals("SUCCEEDED"));
+      browser.navigate().refresh();
+      assertThat(browser.findElement(By.id("status")).getText()).isEqualTo("SUCCEEDED");
+      assertThat(browser.findElements(By.cssSelector("tr.attempt-row"))).as("3 failed, then the resend's").hasSize(4);
+      chromium.shot("demo-notice");
+    }
 
     await().atMost(Duration.ofSeconds(20)).until(() -> Arrays.stream(smtp.getReceivedMessages())
         .anyMatch(m -> subject(m).startsWith("[Herald] demo-orders")));
@@ -84,12 +120,6 @@ class DemoTest {
   private static int count(TestServer.Api api, String definition, String status) {
     return api.get("/api/v1/notices?definition=" + definition + "&status=" + status + "&limit=100").json()
         .get("items").size();
-  }
-
-  private static long number(String page, String id) {
-    Matcher m = Pattern.compile("id=\"" + id + "\"[^>]*>\\s*([0-9]+)").matcher(page);
-    assertThat(m.find()).as("%s on the page", id).isTrue();
-    return Long.parseLong(m.group(1));
   }
 
   private static String subject(MimeMessage m) {

@@ -25,7 +25,7 @@ import org.springframework.core.env.Environment;
  * Demo mode's feed: saves the demo definitions (targets on {@link DemoReceiver}, in this server) once
  * the server listens, enqueues a first burst, then a few notices every 2 seconds for {@link #STREAM}.
  * Some succeed, some retry, some go DEAD (and alert by e-mail when SMTP is configured), some wait
- * for a confirmation (half of them confirmed by the demo a little later), some are due later.
+ * for a confirmation (odd-numbered ones confirmed by the demo a little later), some are due later.
  */
 final class DemoRun implements ApplicationListener<ApplicationReadyEvent>, DisposableBean {
   static final String ORDERS = "demo-orders";
@@ -44,6 +44,9 @@ final class DemoRun implements ApplicationListener<ApplicationReadyEvent>, Dispo
   private final AtomicInteger orders = new AtomicInteger(1001);
   private final AtomicInteger payouts = new AtomicInteger(1);
   private final AtomicInteger reports = new AtomicInteger(1);
+  /** By identity: requests are records, equal by value. */
+  private final java.util.Set<NoticeRequest> toConfirm =
+      java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
 
   DemoRun(Herald herald, Environment environment) {
     this.herald = herald;
@@ -140,10 +143,15 @@ final class DemoRun implements ApplicationListener<ApplicationReadyEvent>, Dispo
         + (n * 37 % 500 + 20) + ".00\"}").description("payout " + n + " to merchant m-" + (n % 7 + 1));
   }
 
+  /** Odd-numbered reports are confirmed a little later, as their receiver would; even ones keep waiting. */
   private NoticeRequest report() {
     int n = reports.getAndIncrement();
-    return NoticeRequest.of(REPORTS, "{\"report\":\"daily-sales\",\"number\":" + n + "}")
+    NoticeRequest r = NoticeRequest.of(REPORTS, "{\"report\":\"daily-sales\",\"number\":" + n + "}")
         .description("daily sales report " + n);
+    if (n % 2 == 1) {
+      toConfirm.add(r);
+    }
+    return r;
   }
 
   /** Due in an hour or more: pending, for the search and the fire-time change. */
@@ -155,13 +163,15 @@ final class DemoRun implements ApplicationListener<ApplicationReadyEvent>, Dispo
 
   private void enqueue(List<NoticeRequest> batch) {
     try {
-      for (var notice : herald.enqueueAll(batch)) {
-        if (notice.definition().equals(REPORTS) && (notice.id().getLeastSignificantBits() & 1) == 0) {
-          // the report's receiver confirms it a little later, as a real one would
-          timer.schedule(() -> confirm(notice.id()), 8, TimeUnit.SECONDS);
+      List<dev.herald.Notice> created = herald.enqueueAll(batch);
+      for (int i = 0; i < batch.size(); i++) {
+        java.util.UUID id = created.get(i).id();
+        if (toConfirm.remove(batch.get(i))) {
+          timer.schedule(() -> confirm(id), 8, TimeUnit.SECONDS);
         }
       }
     } catch (RuntimeException e) {
+      batch.forEach(toConfirm::remove);
       log.warn("Demo mode: could not enqueue demo notices: {}", e.toString());
     }
   }
