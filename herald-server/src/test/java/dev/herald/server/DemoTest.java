@@ -27,8 +27,8 @@ import tools.jackson.databind.JsonNode;
  */
 class DemoTest {
   static final String PASSWORD = "demo-admin-password";
-  /** {@code -Dherald.demo.shots-after=PT5M}: let the demo run this long before the screenshots. */
-  static final Duration SHOTS_AFTER = Duration.parse(System.getProperty("herald.demo.shots-after", "PT0S"));
+  /** {@code -Dtest.demo-shots-after=PT5M}: let the demo run this long before the screenshots. */
+  static final Duration SHOTS_AFTER = Duration.parse(System.getProperty("test.demo-shots-after", "PT0S"));
   private final GreenMail smtp = new GreenMail(ServerSetupTest.SMTP.dynamicPort());
   private TestServer server;
 
