@@ -4,7 +4,6 @@ import dev.herald.InvalidInputException;
 import dev.herald.channel.http.EndpointStatus;
 import dev.herald.channel.http.HttpChannel;
 import jakarta.servlet.http.HttpServletRequest;
-import java.time.Clock;
 import java.util.Set;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -23,12 +22,12 @@ import tools.jackson.databind.node.ObjectNode;
 @RequestMapping("/api/v1/endpoints")
 class EndpointsController {
   private final HttpChannel http;
-  private final EndpointSettings settings;
+  private final EndpointControl control;
   private final ServerProperties properties;
 
-  EndpointsController(HttpChannel http, EndpointSettings settings, ServerProperties properties) {
+  EndpointsController(HttpChannel http, EndpointControl control, ServerProperties properties) {
     this.http = http;
-    this.settings = settings;
+    this.control = control;
     this.properties = properties;
   }
 
@@ -44,59 +43,42 @@ class EndpointsController {
   @AdminOnly
   ObjectNode disable(HttpServletRequest request) {
     ObjectNode in = body(request, Set.of("url", "reason"));
-    String endpoint = endpoint(in);
-    String reason = JsonInput.text(in, "", "reason");
-    if (reason != null && reason.length() > 500) {
-      throw ApiException.invalid("reason", "must be at most 500 characters");
-    }
-    String why = reason == null || reason.isBlank() ? "disabled by an operator" : "disabled by an operator: " + reason;
-    java.time.Instant now = Clock.systemUTC().instant();
-    settings.disabled(endpoint, now, why);
-    http.disable(endpoint, why, now);
-    return current(endpoint);
+    return current(refused(() -> control.disable(JsonInput.requiredText(in, "", "url"),
+        JsonInput.text(in, "", "reason"))));
   }
 
   @PostMapping("/enable")
   @AdminOnly
   ObjectNode enable(HttpServletRequest request) {
-    String endpoint = endpoint(body(request, Set.of("url")));
-    settings.enabled(endpoint);
-    http.enable(endpoint);
-    return current(endpoint);
+    ObjectNode in = body(request, Set.of("url"));
+    return current(refused(() -> control.enable(JsonInput.requiredText(in, "", "url"))));
   }
 
   @PutMapping("/rate")
   @AdminOnly
   ObjectNode rate(HttpServletRequest request) {
     ObjectNode in = body(request, Set.of("url", "maxRate"));
-    String endpoint = endpoint(in);
+    String url = JsonInput.requiredText(in, "", "url");
     if (!in.has("maxRate")) {
       throw ApiException.invalid("maxRate", "is required: a rate such as 100/s, or null to remove the endpoint's own");
     }
     String rate = JsonInput.text(in, "", "maxRate");
+    return current(refused(() -> control.maxRate(url, rate)));
+  }
+
+  /** The control's refusal as a 400 naming the field. */
+  private static String refused(java.util.function.Supplier<String> change) {
     try {
-      http.maxRate(endpoint, rate);
+      return change.get();
     } catch (InvalidInputException e) {
-      throw ApiException.invalid("maxRate", e.reason());
+      throw ApiException.invalid(e.field(), e.reason());
     }
-    settings.maxRate(endpoint, http.maxRate(endpoint).orElse(null));
-    return current(endpoint);
   }
 
   private ObjectNode body(HttpServletRequest request, Set<String> fields) {
     ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
     JsonInput.only(in, "", fields);
     return in;
-  }
-
-  /** The endpoint of field {@code url}: any URL on it, e.g. {@code https://hooks.example.com/x}. */
-  private static String endpoint(ObjectNode in) {
-    String url = JsonInput.requiredText(in, "", "url");
-    try {
-      return HttpChannel.endpointOf(url);
-    } catch (InvalidInputException e) {
-      throw ApiException.invalid("url", e.reason());
-    }
   }
 
   private ObjectNode current(String endpoint) {

@@ -14,17 +14,30 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /** The server's beans: the webhook channel (picked up by the starter), tokens, the filter and role check. */
 @Configuration(proxyBeanMethods = false)
 class ServerConfiguration implements WebMvcConfigurer {
+  /** The HTTP channel's circuit threshold in demo mode, unless set. */
+  static final int DEMO_CIRCUIT_FAILURE_THRESHOLD = 50;
 
   /** Herald closes its channels when it stops, so the context does not. */
   @Bean(destroyMethod = "")
-  HttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings) {
+  HttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings, ServerProperties server,
+      org.springframework.core.env.Environment environment) {
+    java.util.List<String> allow = new java.util.ArrayList<>(p.getAllow().stream().map(String::strip)
+        .filter(s -> !s.isEmpty()).toList());
+    int circuitThreshold = p.getCircuitFailureThreshold();
+    if (server.isDemo()) {
+      allow.add("127.0.0.1"); // the demo's receiver is this server itself
+      if (!environment.containsProperty("herald.http.circuit-failure-threshold")) {
+        // its three receivers share one origin: a few failures in a row must not pause them all
+        circuitThreshold = DEMO_CIRCUIT_FAILURE_THRESHOLD;
+      }
+    }
     HttpChannel http = HttpChannel.builder()
         .allowPrivateNetworks(p.isAllowPrivateNetworks())
-        .allow(p.getAllow().stream().map(String::strip).filter(s -> !s.isEmpty()).toArray(String[]::new))
+        .allow(allow.toArray(String[]::new))
         .connectTimeout(p.getConnectTimeout())
         .defaultTimeout(p.getDefaultTimeout())
         .maxConcurrencyPerEndpoint(p.getMaxConcurrencyPerEndpoint())
-        .circuitFailureThreshold(p.getCircuitFailureThreshold())
+        .circuitFailureThreshold(circuitThreshold)
         .circuitOpenFor(p.getCircuitOpenFor())
         .maxRatePerEndpoint(p.getMaxRatePerEndpoint())
         .disableAfter(p.getDisableAfter())
@@ -40,6 +53,11 @@ class ServerConfiguration implements WebMvcConfigurer {
   EndpointSettings endpointSettings(DataSource dataSource) {
     ServerSchema.migrate(dataSource, Clock.systemUTC());
     return new EndpointSettings(dataSource, Clock.systemUTC());
+  }
+
+  @Bean
+  EndpointControl endpointControl(HttpChannel http, EndpointSettings settings) {
+    return new EndpointControl(http, settings, Clock.systemUTC());
   }
 
   @Bean(destroyMethod = "close")

@@ -55,6 +55,20 @@ public class ServerProperties {
    */
   private Duration maxScheduleAhead = Duration.ofDays(3650);
 
+  /**
+   * Demo mode: demo definitions delivering to a receiver inside this server ({@code /demo/receiver}),
+   * fed a stream of notices for a few minutes, so the console shows real data. Never in production.
+   */
+  private boolean demo;
+
+  public boolean isDemo() {
+    return demo;
+  }
+
+  public void setDemo(boolean demo) {
+    this.demo = demo;
+  }
+
   public Duration getMaxScheduleAhead() {
     return maxScheduleAhead;
   }

@@ -62,6 +62,44 @@ class ConsoleAccessTest extends ServerTest {
   }
 
   @Test
+  void endpointActionsAreForAdminsOnlyAsInTheApi() {
+    String url = "https://console-access-" + UUID.randomUUID().toString().substring(0, 6) + ".invalid/hook";
+    String endpoint = dev.herald.channel.http.HttpChannel.endpointOf(url);
+    String form = "url=" + java.net.URLEncoder.encode(url, java.nio.charset.StandardCharsets.UTF_8) + "&reason=test";
+    for (ConsoleRole role : new ConsoleRole[] {ConsoleRole.VIEWER, ConsoleRole.OPERATOR}) {
+      ConsoleSession s = loggedIn(user(role));
+      String page = s.get("/console/endpoints").body();
+      assertThat(page).doesNotContain("disable-endpoint").doesNotContain("set-rate");
+      assertThat(s.post("/console/endpoints/disable", form + "&_csrf=" + ConsoleSession.csrf(page)).statusCode())
+          .as(role.name()).isEqualTo(403);
+      assertThat(s.post("/console/endpoints/rate", "url=" + url + "&maxRate=1/s&_csrf=" + ConsoleSession.csrf(page))
+          .statusCode()).as(role.name()).isEqualTo(403);
+    }
+    assertThat(disabled(endpoint)).isFalse();
+
+    ConsoleSession admin = loggedIn(user(ConsoleRole.ADMIN));
+    String page = admin.get("/console/endpoints").body();
+    assertThat(admin.post("/console/endpoints/disable", form).statusCode()).as("no CSRF token").isEqualTo(403);
+    assertThat(admin.post("/console/endpoints/disable", form + "&_csrf=" + ConsoleSession.csrf(page)).statusCode())
+        .isEqualTo(302);
+    assertThat(disabled(endpoint)).isTrue();
+    String after = admin.get("/console/endpoints").body();
+    assertThat(after).contains("enable-endpoint").contains("disabled by an operator: test");
+    assertThat(admin.post("/console/endpoints/enable", "url=" + url + "&_csrf=" + ConsoleSession.csrf(after))
+        .statusCode()).isEqualTo(302);
+    assertThat(disabled(endpoint)).isFalse();
+  }
+
+  private static boolean disabled(String endpoint) {
+    for (var e : admin.get("/api/v1/endpoints").json().get("items")) {
+      if (e.get("endpoint").asString().equals(endpoint)) {
+        return e.get("disabled").asBoolean();
+      }
+    }
+    return false;
+  }
+
+  @Test
   void badUserInputNamesTheFieldAndChangesNothing() {
     long before = users.count();
     assertThatThrownBy(() -> users.create("short", "too-short", ConsoleRole.VIEWER, "test"))

@@ -5,10 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.herald.server.console.ConsoleUsers;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +17,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -40,15 +33,14 @@ class ConsoleBrowserTest {
   static final String ADMIN_PASSWORD = "admin-password-for-tests";
   static final String OPERATOR_PASSWORD = "operator-password-1";
   static final String VIEWER_PASSWORD = "viewer-password-12";
-  static final Path SHOTS = Path.of("target", "console-screenshots");
 
   TestServer server;
   TestServer.Api api;
   Receiver orders;
   Receiver payouts;
+  Chromium chromium;
   ChromeDriver browser;
   WebDriverWait wait;
-  Path profile;
   String ordersDef;
   String payoutsDef;
   final List<String> orderIds = new ArrayList<>();
@@ -57,7 +49,8 @@ class ConsoleBrowserTest {
 
   @BeforeAll
   void start() throws IOException {
-    server = TestServer.start(TestServer.tempDir(), "--herald.server.console.admin-password=" + ADMIN_PASSWORD);
+    server = TestServer.start(TestServer.tempDir(), "--herald.server.console.admin-password=" + ADMIN_PASSWORD,
+        "--herald.http.disabled-recheck=500ms"); // an enabled endpoint's waiting notices go at once
     api = server.as(server.adminToken());
     ConsoleUsers users = server.context.getBean(ConsoleUsers.class);
     users.create("olivia", OPERATOR_PASSWORD, dev.herald.server.console.ConsoleRole.OPERATOR, "test");
@@ -78,34 +71,21 @@ class ConsoleBrowserTest {
     await().atMost(Duration.ofSeconds(15)).until(() -> orderIds.stream().allMatch(id -> status(id).equals("SUCCEEDED"))
         && payoutIds.stream().allMatch(id -> status(id).equals("DEAD")));
 
-    Files.createDirectories(SHOTS);
-    profile = Files.createTempDirectory("herald-chromium");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary("/usr/bin/chromium");
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--window-size=1400,1000", "--user-data-dir=" + profile);
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(Path.of("/usr/bin/chromedriver").toFile()).usingAnyFreePort().build();
-    browser = new ChromeDriver(service, options);
+    chromium = new Chromium();
+    browser = chromium.browser;
     wait = new WebDriverWait(browser, Duration.ofSeconds(10));
   }
 
   @AfterAll
   void stop() throws Exception {
-    if (browser != null) {
-      browser.quit();
+    if (chromium != null) {
+      chromium.close();
     }
     if (server != null) {
       server.close();
     }
     orders.close();
     payouts.close();
-    if (profile != null) {
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
   }
 
   @Test
@@ -231,6 +211,18 @@ class ConsoleBrowserTest {
         + ".then(r => done(r.status));");
     assertThat(((Number) answer).intValue()).isEqualTo(403);
     assertThat(status(laterId)).as("unchanged").isEqualTo("CANCELLED");
+
+    // Endpoints: the viewer sees them, but no button; a hand-made disable is refused and changes nothing.
+    browser.get(server.url("/console/endpoints"));
+    assertThat(browser.findElements(By.cssSelector("tr.endpoint-row"))).hasSize(2);
+    assertThat(browser.findElements(By.cssSelector("#http-endpoints button, #http-endpoints input"))).isEmpty();
+    Object disable = browser.executeAsyncScript("const done = arguments[arguments.length - 1];"
+        + "const csrf = document.querySelector('input[name=_csrf]').value;"
+        + "fetch('/console/endpoints/disable', {method: 'POST', redirect: 'manual',"
+        + " headers: {'Content-Type': 'application/x-www-form-urlencoded'},"
+        + " body: 'url=" + ordersEndpoint() + "&_csrf=' + encodeURIComponent(csrf)}).then(r => done(r.status));");
+    assertThat(((Number) disable).intValue()).isEqualTo(403);
+    assertThat(endpointJson(ordersEndpoint()).get("disabled").asBoolean()).as("unchanged").isFalse();
     browser.get(server.url("/console/admin/users"));
     assertThat(text("denied")).contains("does not allow");
   }
@@ -248,6 +240,50 @@ class ConsoleBrowserTest {
 
   @Test
   @Order(8)
+  void adminDisablesAnEndpointItsNoticesWaitUntilEnabledAndSetsItsRate() {
+    String endpoint = ordersEndpoint();
+    loginAs("olivia", OPERATOR_PASSWORD);
+    browser.get(server.url("/console/endpoints"));
+    assertThat(browser.findElements(By.cssSelector("#http-endpoints button"))).as("admins only, as in the API").isEmpty();
+
+    loginAs("admin", ADMIN_PASSWORD);
+    browser.get(server.url("/console/endpoints"));
+    endpointRow(endpoint).findElement(By.className("disable-reason")).sendKeys("deploy");
+    endpointRow(endpoint).findElement(By.className("disable-endpoint")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    assertThat(text("message")).contains(endpoint).contains("disabled");
+    assertThat(endpointRow(endpoint).findElement(By.className("disabled-flag")).getText()).contains("disabled")
+        .contains("deploy");
+    assertThat(endpointJson(endpoint).get("disabled").asBoolean()).isTrue();
+    int before = orders.requests.size();
+    String waiting = create("{\"definition\":\"" + ordersDef + "\",\"payload\":{\"order\":3000}}");
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> orders.requests.size() == before);
+
+    WebElement rate = endpointRow(endpoint).findElement(By.className("max-rate"));
+    rate.clear();
+    rate.sendKeys("5/s");
+    endpointRow(endpoint).findElement(By.className("set-rate")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    assertThat(endpointJson(endpoint).get("ownMaxRate").asString()).isEqualTo("5/s");
+    assertThat(endpointRow(endpoint).findElement(By.className("rate")).getText()).isEqualTo("5/s");
+    shot("endpoints");
+
+    endpointRow(endpoint).findElement(By.className("enable-endpoint")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    assertThat(endpointJson(endpoint).get("disabled").asBoolean()).isFalse();
+    await().atMost(Duration.ofSeconds(10)).until(() -> status(waiting).equals("SUCCEEDED"));
+
+    WebElement bad = endpointRow(endpoint).findElement(By.className("max-rate"));
+    bad.clear();
+    bad.sendKeys("fast");
+    endpointRow(endpoint).findElement(By.className("set-rate")).click();
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("error")));
+    assertThat(text("error")).startsWith("maxRate:");
+    assertThat(endpointJson(endpoint).get("ownMaxRate").asString()).as("unchanged").isEqualTo("5/s");
+  }
+
+  @Test
+  @Order(9)
   void adminPagesAndLogout() {
     loginAs("admin", ADMIN_PASSWORD);
     browser.get(server.url("/console/definitions"));
@@ -259,8 +295,6 @@ class ConsoleBrowserTest {
     wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
     assertThat(api.get("/api/v1/definitions/" + ordersDef).json().get("maxAttempts").asInt()).isEqualTo(7);
     shot("definition");
-    browser.get(server.url("/console/endpoints"));
-    shot("endpoints");
     browser.get(server.url("/console/admin/tokens"));
     browser.findElement(By.id("token-name")).sendKeys("ci");
     browser.findElement(By.id("create-token")).click();
@@ -299,12 +333,7 @@ class ConsoleBrowserTest {
   }
 
   private void shot(String page) {
-    try {
-      Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), SHOTS.resolve(page + ".png"),
-          StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    chromium.shot(page);
   }
 
   private String define(String prefix, String target, int maxAttempts) {
@@ -319,6 +348,23 @@ class ConsoleBrowserTest {
     TestServer.Resp r = api.post("/api/v1/notices", "{\"notices\":[" + item + "]}");
     assertThat(r.status()).as(r.toString()).isEqualTo(201);
     return r.json().get("ids").get(0).asString();
+  }
+
+  private String ordersEndpoint() {
+    return dev.herald.channel.http.HttpChannel.endpointOf(orders.url("/orders"));
+  }
+
+  private WebElement endpointRow(String endpoint) {
+    return browser.findElement(By.cssSelector("tr.endpoint-row[data-endpoint='" + endpoint + "']"));
+  }
+
+  private tools.jackson.databind.JsonNode endpointJson(String endpoint) {
+    for (tools.jackson.databind.JsonNode e : api.get("/api/v1/endpoints").json().get("items")) {
+      if (e.get("endpoint").asString().equals(endpoint)) {
+        return e;
+      }
+    }
+    throw new AssertionError("no endpoint " + endpoint);
   }
 
   private String status(String id) {

@@ -66,7 +66,11 @@ final class TestServer implements AutoCloseable {
         "--herald.server.max-request-size=256KB",
         "--herald.shutdown-timeout=2s",
         "--logging.level.dev.herald.server.requests=DEBUG"));
-    args.addAll(List.of(extra));
+    for (String e : extra) { // an extra argument replaces the default of the same key
+      String key = e.contains("=") ? e.substring(0, e.indexOf('=') + 1) : e;
+      args.removeIf(a -> a.startsWith(key));
+      args.add(e);
+    }
     return new TestServer(HeraldServer.builder().run(args.toArray(String[]::new)), dataDir);
   }
 

@@ -3,9 +3,11 @@ package dev.herald.server.console;
 import dev.herald.AlertPolicy;
 import dev.herald.Herald;
 import dev.herald.HeraldException;
+import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeStatus;
 import dev.herald.server.ApiTokens;
+import dev.herald.server.EndpointControl;
 import dev.herald.server.Role;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +23,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 
-/** Definitions and endpoints (everyone sees them, admins edit), API tokens and users (admins). */
+/** Definitions and endpoints (everyone sees them, admins change them), API tokens and users (admins). */
 @Controller
 @RequestMapping("/console")
 class ConsoleAdminController {
@@ -29,12 +31,15 @@ class ConsoleAdminController {
   private final ApiTokens tokens;
   private final ConsoleUsers users;
   private final NoticeSearch search;
+  private final EndpointControl endpointControl;
 
-  ConsoleAdminController(Herald herald, ApiTokens tokens, ConsoleUsers users, DataSource dataSource) {
+  ConsoleAdminController(Herald herald, ApiTokens tokens, ConsoleUsers users, DataSource dataSource,
+      EndpointControl endpointControl) {
     this.herald = herald;
     this.tokens = tokens;
     this.users = users;
     this.search = new NoticeSearch(dataSource);
+    this.endpointControl = endpointControl;
   }
 
   @GetMapping("/definitions")
@@ -94,7 +99,54 @@ class ConsoleAdminController {
       return r;
     }).toList();
     model.addAttribute("endpoints", rows);
+    model.addAttribute("httpEndpoints", endpointControl.endpoints().stream().map(e -> {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("endpoint", e.endpoint());
+      r.put("circuit", e.circuit().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+      r.put("inFlight", e.inFlight());
+      r.put("requestsPerSecond", e.requestsPerSecond());
+      String own = endpointControl.ownMaxRate(e.endpoint()).orElse(null);
+      r.put("ownMaxRate", own == null ? "" : own);
+      r.put("maxRate", own != null ? own : e.maxRate() == null ? "none" : e.maxRate());
+      r.put("consecutiveFailures", e.consecutiveFailures());
+      r.put("lastFailure", e.lastFailure() == null ? "" : Masking.signatures(e.lastFailure()));
+      r.put("disabled", e.disabled());
+      r.put("disabledReason", e.disabledReason() == null ? "" : e.disabledReason());
+      return r;
+    }).toList());
     return "console/endpoints";
+  }
+
+  /** Admins only (as in the API; {@link ConsoleSecurity} checks it): the endpoint's notices wait. */
+  @PostMapping("/endpoints/disable")
+  String disableEndpoint(@RequestParam String url, @RequestParam(required = false) String reason,
+      Authentication auth, RedirectAttributes flash) {
+    String why = (reason == null || reason.isBlank() ? "" : reason.strip() + " ") + "(" + auth.getName() + ")";
+    return endpointChange(flash, () -> endpointControl.disable(url, why), "disabled: its notices wait");
+  }
+
+  @PostMapping("/endpoints/enable")
+  String enableEndpoint(@RequestParam String url, RedirectAttributes flash) {
+    return endpointChange(flash, () -> endpointControl.enable(url), "enabled: its waiting notices go at their turn");
+  }
+
+  /** A blank rate removes the endpoint's own limit. */
+  @PostMapping("/endpoints/rate")
+  String endpointRate(@RequestParam String url, @RequestParam(required = false) String maxRate,
+      RedirectAttributes flash) {
+    String rate = maxRate == null || maxRate.isBlank() ? null : maxRate.strip();
+    return endpointChange(flash, () -> endpointControl.maxRate(url, rate),
+        rate == null ? "has no own rate limit now" : "is limited to " + rate);
+  }
+
+  private static String endpointChange(RedirectAttributes flash, java.util.function.Supplier<String> change,
+      String what) {
+    try {
+      flash.addFlashAttribute("message", "Endpoint " + change.get() + " " + what);
+    } catch (InvalidInputException e) {
+      flash.addFlashAttribute("error", e.getMessage());
+    }
+    return "redirect:/console/endpoints";
   }
 
   private String circuit(String definition) {

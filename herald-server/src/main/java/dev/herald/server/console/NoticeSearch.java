@@ -37,7 +37,12 @@ final class NoticeSearch {
 
   /** One row of the results table. */
   record Row(UUID id, String definition, NoticeStatus status, int attempts, Instant fireAt, Instant createdAt,
-      String description, String lastError) {}
+      String description, String lastError) {
+    /** The error's first line (e.g. {@code HTTP 500 Internal Server Error}); the list stays readable. */
+    public String lastErrorLine() {
+      return lastError == null ? "" : lastError.lines().findFirst().orElse("");
+    }
+  }
 
   private final DataSource dataSource;
 
