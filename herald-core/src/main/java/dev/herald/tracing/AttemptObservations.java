@@ -38,7 +38,7 @@ public final class AttemptObservations implements AttemptObserver {
         .highCardinalityKeyValue("notice.id", delivery.notice().id().toString())
         .highCardinalityKeyValue("attempt", Integer.toString(delivery.attempt()))
         .start();
-    String own = HeraldTracing.traceparentOf(context);
+    String own = SpanTraceparent.of(context);
     String traceparent = own != null ? own : delivery.notice().traceparent();
     return new Observed() {
       @Override
