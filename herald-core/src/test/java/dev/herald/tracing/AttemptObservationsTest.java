@@ -156,6 +156,19 @@ class AttemptObservationsTest {
   }
 
   @Test
+  void aLocalHandlerSeesItsAttemptsTraceparent() {
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    start(Herald.builder()
+        .define(NoticeDefinition.builder("local").handler("h").build())
+        .handler("h", ctx -> {
+          seen.add(ctx.traceparent());
+          return DeliveryResult.delivered();
+        }));
+    awaitSucceeded(herald.enqueue(NoticeRequest.of("local", "{}").traceparent(TP)));
+    assertThat(seen).containsExactly(TP);
+  }
+
+  @Test
   void aBrokenSourceOrObserverNeverStopsAnEnqueueOrADelivery() {
     start(Herald.builder()
         .traceContext(() -> {
