@@ -213,6 +213,8 @@ public final class Herald implements AutoCloseable {
     private java.util.Set<String> onlyDefinitions = java.util.Set.of();
     private java.util.Set<Integer> onlyShards = java.util.Set.of();
     private int maxBacklog;
+    private java.util.function.Supplier<String> traceContext;
+    private dev.herald.spi.AttemptObserver attemptObserver;
 
     private Builder() {}
 
@@ -412,6 +414,26 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where a notice enqueued without a {@link NoticeRequest#traceparent} takes its trace context: the
+     * W3C {@code traceparent} of the current span on the enqueuing thread, or null for none (a value
+     * that is not a valid traceparent is ignored). {@code dev.herald.tracing.HeraldTracing#currentTraceparent}
+     * reads it from a Micrometer Tracing {@code Tracer}.
+     */
+    public Builder traceContext(java.util.function.Supplier<String> currentTraceparent) {
+      this.traceContext = currentTraceparent;
+      return this;
+    }
+
+    /**
+     * Watches every attempt: {@code dev.herald.tracing.AttemptObservations} makes each one a
+     * Micrometer Observation, child of the notice's trace, and sends its span as the traceparent.
+     */
+    public Builder attemptObserver(dev.herald.spi.AttemptObserver observer) {
+      this.attemptObserver = observer;
+      return this;
+    }
+
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
@@ -435,7 +457,8 @@ public final class Herald implements AutoCloseable {
         }
         List<HeraldListener> observers = new ArrayList<>(listeners);
         observers.addFirst(new FailureLog()); // failures show in the log without a listener of one's own
-        DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, observers, random);
+        DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, observers, random,
+            new dev.herald.engine.Tracing(traceContext, attemptObserver));
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }

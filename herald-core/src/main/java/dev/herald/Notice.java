@@ -22,6 +22,8 @@ import java.util.UUID;
  * @param finishedAt when it reached SUCCEEDED, DEAD or CANCELLED; null while live
  * @param target where this notice goes (e.g. a callback URL), overriding its definition's target; null
  *     to use the definition's
+ * @param traceparent the W3C trace context of the transaction that created it, kept for every
+ *     attempt so that a trace follows it to its receiver; null if none was known
  */
 public record Notice(
     UUID id,
@@ -38,4 +40,14 @@ public record Notice(
     Instant createdAt,
     Instant updatedAt,
     Instant finishedAt,
-    String target) {}
+    String target,
+    String traceparent) {
+
+  /** A notice without a trace context. */
+  public Notice(UUID id, String definition, String payload, String description, String idempotencyKey,
+      NoticeStatus status, int attempts, Instant fireAt, Instant nextAttemptAt, Instant lastAttemptAt,
+      String lastError, Instant createdAt, Instant updatedAt, Instant finishedAt, String target) {
+    this(id, definition, payload, description, idempotencyKey, status, attempts, fireAt, nextAttemptAt,
+        lastAttemptAt, lastError, createdAt, updatedAt, finishedAt, target, null);
+  }
+}

@@ -17,48 +17,64 @@ import java.time.Instant;
  * @param target optional; where this notice goes (e.g. a callback URL), instead of the definition's target
  * @param orderingKey optional, for definitions with {@link Ordering}: notices with the same key are
  *     delivered one at a time, in the order they were enqueued
+ * @param traceparent optional W3C {@code traceparent} ({@code 00-<trace id>-<span id>-<flags>}) of
+ *     the work that asked for the notice; when null, Herald takes the current one if it was given a
+ *     source ({@link Herald.Builder#traceContext})
  */
 public record NoticeRequest(
     String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay,
     String shardKey,
     String target,
-    String orderingKey) {
+    String orderingKey,
+    String traceparent) {
+
+  /** A request without a trace context of its own. */
+  public NoticeRequest(String definition, String payload, String description, String idempotencyKey,
+      Instant fireAt, Duration delay, String shardKey, String target, String orderingKey) {
+    this(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, orderingKey, null);
+  }
 
   /** A request without an ordering key. */
   public NoticeRequest(String definition, String payload, String description, String idempotencyKey,
       Instant fireAt, Duration delay, String shardKey, String target) {
-    this(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, null);
+    this(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, null, null);
   }
 
   /** A notice of {@code definition} carrying {@code payload}, due now. */
   public static NoticeRequest of(String definition, String payload) {
-    return new NoticeRequest(definition, payload, null, null, null, null, null, null, null);
+    return new NoticeRequest(definition, payload, null, null, null, null, null, null, null, null);
   }
 
   public NoticeRequest description(String text) {
-    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey, target, orderingKey);
+    return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey, target,
+        orderingKey, traceparent);
   }
 
   public NoticeRequest idempotencyKey(String key) {
-    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey, target, orderingKey);
+    return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey, target,
+        orderingKey, traceparent);
   }
 
   public NoticeRequest fireAt(Instant time) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey, target, orderingKey);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey, target,
+        orderingKey, traceparent);
   }
 
   public NoticeRequest delay(Duration after) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey, target, orderingKey);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey, target,
+        orderingKey, traceparent);
   }
 
   /** Puts the notice in the shard of {@code key}, so that the nodes owning that shard deliver it. */
   public NoticeRequest shardKey(String key) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key, target, orderingKey);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key, target,
+        orderingKey, traceparent);
   }
 
   /** Sends this notice to {@code where} (e.g. a callback URL) instead of its definition's target. */
   public NoticeRequest target(String where) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where, orderingKey);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where,
+        orderingKey, traceparent);
   }
 
   /**
@@ -66,6 +82,16 @@ public record NoticeRequest(
    * Its definition must be ordered ({@link NoticeDefinition.Builder#ordered}).
    */
   public NoticeRequest orderingKey(String key) {
-    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, key);
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target,
+        key, traceparent);
+  }
+
+  /**
+   * Keeps the W3C {@code traceparent} of the work that asked for this notice: every attempt is
+   * traced as its child and sends it on to the receiver.
+   */
+  public NoticeRequest traceparent(String context) {
+    return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target,
+        orderingKey, context);
   }
 }

@@ -79,6 +79,24 @@ class BadInputTest {
   }
 
   @Test
+  void aTraceparentThatIsNotW3cIsRefused() {
+    for (String bad : List.of("", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+        "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01")) {
+      assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{}").traceparent(bad)), "traceparent",
+          "must be a W3C traceparent");
+    }
+    assertRefused(() -> herald.enqueueAll(List.of(NoticeRequest.of("ok", "{}"),
+        NoticeRequest.of("ok", "{}").traceparent("nope"))), "notices[1].traceparent", "W3C");
+    assertThat(herald.enqueue(NoticeRequest.of("ok", "{}")
+        .traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")).traceparent())
+        .isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
+  }
+
+  @Test
   void oneBadItemInABatchWritesNoneAndNamesItsIndex() {
     assertRefused(() -> herald.enqueueAll(List.of(
             NoticeRequest.of("ok", "{}").idempotencyKey("first"),

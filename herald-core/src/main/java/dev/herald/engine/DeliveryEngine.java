@@ -96,6 +96,11 @@ public final class DeliveryEngine {
 
   public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
       List<HeraldListener> listeners, RandomGenerator random) {
+    this(settings, store, clock, channels, listeners, random, Tracing.NONE);
+  }
+
+  public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
+      List<HeraldListener> listeners, RandomGenerator random, Tracing tracing) {
     OutcomeWriter.Callback recorded = new OutcomeWriter.Callback() { // the writer reports to the parts built below
       @Override
       public void recorded(OutcomeWriter.Pending pending, boolean applied) {
@@ -107,7 +112,7 @@ public final class DeliveryEngine {
         afterAttempts.batchRecorded(applied);
       }
     };
-    this.core = new EngineCore(settings, store, clock, channels, listeners, random, recorded);
+    this.core = new EngineCore(settings, store, clock, channels, listeners, random, recorded, tracing);
     this.settings = settings;
     this.store = store;
     this.clock = clock;

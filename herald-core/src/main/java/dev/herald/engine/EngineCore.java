@@ -38,6 +38,7 @@ final class EngineCore {
   final OutcomeWriter writer;
   final ReceiverCircuits circuits;
   final OutcomeWaiters waiters;
+  final dev.herald.spi.AttemptObserver attemptObserver;
 
   volatile State state = State.NEW;
   /** Notices due and undelivered, as last counted (only when {@link EngineSettings#maxBacklog()} is set). */
@@ -46,7 +47,7 @@ final class EngineCore {
   volatile boolean pollRequested;
 
   EngineCore(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
-      List<HeraldListener> listeners, RandomGenerator random, OutcomeWriter.Callback recorded) {
+      List<HeraldListener> listeners, RandomGenerator random, OutcomeWriter.Callback recorded, Tracing tracing) {
     this.settings = settings;
     this.store = store;
     this.clock = clock;
@@ -54,7 +55,8 @@ final class EngineCore {
     this.listeners = new Listeners(listeners);
     this.channels = new ChannelRegistry(channels);
     this.definitions = new DefinitionCache(store, clock, this.channels);
-    this.intake = new Intake(clock, definitions, settings.maxPayloadBytes());
+    this.intake = new Intake(clock, definitions, settings.maxPayloadBytes(), tracing.traceContext());
+    this.attemptObserver = tracing.observer();
     this.room = new Semaphore(settings.maxHeld());
     this.holdings = new Holdings(timer, room);
     this.liveness = new Liveness(store, clock, settings.nodeId(), settings.nodeTimeout());

@@ -2,6 +2,7 @@ package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
 import dev.herald.HeraldException;
+import dev.herald.spi.AttemptObserver;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
 import java.time.Duration;
@@ -117,35 +118,72 @@ final class Firing extends EnginePart {
     Instant started = clock.instant();
     long t0 = System.nanoTime();
     CompletableFuture<DeliveryResult> attempt;
+    AttemptObserver.Observed observed = null;
     if (confirmationOverdue(h)) {
       attempt = CompletableFuture.completedFuture(null); // finish() turns it into DEAD without a delivery
     } else {
       try {
-        attempt = attempt(h).toCompletableFuture();
+        Channel channel = channelOf(h);
+        if (channel == null) {
+          attempt = CompletableFuture.completedFuture(noChannel(h));
+        } else {
+          observed = observe(h);
+          attempt = channel.deliver(delivery(h, observed)).toCompletableFuture();
+        }
       } catch (Throwable e) {
         attempt = CompletableFuture.failedFuture(e);
       }
     }
+    AttemptObserver.Observed watching = observed;
     return attempt
         .orTimeout(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .handle((r, e) -> {
-          outcomes.finish(h, resultOf(r, e), started, Duration.ofNanos(System.nanoTime() - t0));
+          DeliveryResult result = resultOf(r, e);
+          ended(watching, result, e);
+          outcomes.finish(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
           return null;
         });
   }
 
-  /** The channel call, or a result that needs none (definition deleted, channel missing). */
-  private java.util.concurrent.CompletionStage<DeliveryResult> attempt(HeldNotice h) {
+  /** The notice's channel; null when there is none to call (definition deleted, channel missing). */
+  private Channel channelOf(HeldNotice h) {
+    return h.definition == null ? null : channels.get(h.definition.channel());
+  }
+
+  /** The result of an attempt that reached no channel. */
+  private DeliveryResult noChannel(HeldNotice h) {
     if (h.definition == null) {
-      return CompletableFuture.completedFuture(
-          DeliveryResult.fail("definition '" + h.row.notice().definition() + "' no longer exists"));
+      return DeliveryResult.fail("definition '" + h.row.notice().definition() + "' no longer exists");
     }
-    Channel channel = channels.get(h.definition.channel());
-    if (channel == null) {
-      return CompletableFuture.completedFuture(
-          DeliveryResult.retry("no channel named '" + h.definition.channel() + "' on node " + settings.nodeId()));
+    return DeliveryResult.retry("no channel named '" + h.definition.channel() + "' on node " + settings.nodeId());
+  }
+
+  private static Delivery delivery(HeldNotice h, AttemptObserver.Observed observed) {
+    return new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1,
+        observed != null ? observed.traceparent() : h.row.notice().traceparent());
+  }
+
+  /** Starts watching the attempt; an observer that fails leaves it unobserved, never undelivered. */
+  private AttemptObserver.Observed observe(HeldNotice h) {
+    try {
+      return core.attemptObserver.start(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1));
+    } catch (RuntimeException e) {
+      listeners.onEngineError("observe attempt", e);
+      return null;
     }
-    return channel.deliver(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1));
+  }
+
+  private void ended(AttemptObserver.Observed observed, DeliveryResult result, Throwable error) {
+    if (observed == null) {
+      return;
+    }
+    try {
+      Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+          ? error.getCause() : error;
+      observed.end(result, cause);
+    } catch (RuntimeException e) {
+      listeners.onEngineError("observe attempt", e);
+    }
   }
 
   private DeliveryResult resultOf(DeliveryResult r, Throwable e) {
@@ -173,19 +211,25 @@ final class Firing extends EnginePart {
     if (channel == null) {
       result = DeliveryResult.retry("no channel named '" + h.definition.channel() + "'");
     } else {
+      AttemptObserver.Observed observed = observe(h);
+      Throwable error = null;
       try {
-        result = channel.deliver(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1))
+        result = channel.deliver(delivery(h, observed))
             .toCompletableFuture()
             .get(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS);
         result = resultOf(result, null);
       } catch (ExecutionException e) {
+        error = e.getCause();
         result = resultOf(null, e.getCause());
       } catch (TimeoutException | RuntimeException e) {
+        error = e;
         result = resultOf(null, e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        ended(observed, DeliveryResult.retry("interrupted"), e);
         throw new HeraldException("interrupted while delivering notice " + h.id(), e);
       }
+      ended(observed, result, error);
     }
     holdings.recording(h);
     circuits.record(SyncFirst.receiverOf(h.definition, h.row.notice().target()), result);

@@ -5,12 +5,14 @@ import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
+import dev.herald.Traceparent;
 import dev.herald.internal.JsonText;
 import dev.herald.spi.NoticeRow;
 import dev.herald.spi.Shards;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.function.Supplier;
 
 /** Checks a request field by field and turns it into a new row; refuses before anything is written. */
 final class Intake {
@@ -19,11 +21,18 @@ final class Intake {
   private final Clock clock;
   private final DefinitionCache definitions;
   private final int maxPayloadBytes;
+  private final Supplier<String> traceContext;
 
   Intake(Clock clock, DefinitionCache definitions, int maxPayloadBytes) {
+    this(clock, definitions, maxPayloadBytes, () -> null);
+  }
+
+  /** @param traceContext the caller's current traceparent, kept by requests that bring none; null if none */
+  Intake(Clock clock, DefinitionCache definitions, int maxPayloadBytes, Supplier<String> traceContext) {
     this.clock = clock;
     this.definitions = definitions;
     this.maxPayloadBytes = maxPayloadBytes;
+    this.traceContext = traceContext;
   }
 
   /**
@@ -66,6 +75,11 @@ final class Intake {
             + " is not ordered; give it an ordering (wait or skip) to deliver notices in order per key");
       }
     }
+    if (r.traceparent() != null && !Traceparent.isValid(r.traceparent())) {
+      throw new InvalidInputException(prefix + "traceparent",
+          "must be a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lower case, ids not all"
+              + " zeros");
+    }
     if (r.delay() != null && r.delay().isNegative()) {
       throw new InvalidInputException(prefix + "delay", "must not be negative, was " + r.delay());
     }
@@ -73,8 +87,18 @@ final class Intake {
     Instant now = Instant.ofEpochMilli(clock.millis());
     Instant fireAt = ceilMillis(r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now);
     Notice n = new Notice(Ids.next(clock), r.definition(), r.payload(), r.description(), r.idempotencyKey(),
-        NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null, r.target());
+        NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null, r.target(),
+        r.traceparent() != null ? r.traceparent() : currentTraceparent());
     return new NoticeRow(n, null, Instant.EPOCH, 1, 0, Shards.of(r.shardKey(), n.id()));
+  }
+
+  /** The ambient trace context, if the source gives a valid one; a failing source never stops an enqueue. */
+  private String currentTraceparent() {
+    try {
+      return Traceparent.orNull(traceContext.get());
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   /** Checks an edit's fields as enqueue checks them; returns it. */
@@ -118,7 +142,7 @@ final class Intake {
     Notice n = row.notice();
     Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.IN_FLIGHT, 0, n.fireAt(), n.nextAttemptAt(), null, null, n.createdAt(), n.updatedAt(), null,
-        n.target());
+        n.target(), n.traceparent());
     return new NoticeRow(leased, owner, leaseUntil, row.version(), 0, row.shard());
   }
 }

@@ -17,7 +17,7 @@ final class Sanitized {
     Notice safe = new Notice(n.id(), n.definition(), n.payload(), plain(c.expected().notice().description()),
         n.idempotencyKey(), n.status(), n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(),
         n.lastError() == null ? null : plain(n.lastError()) + note, n.createdAt(), n.updatedAt(), n.finishedAt(),
-        n.target());
+        n.target(), n.traceparent());
     NoticeRow next = c.next();
     Attempt a = c.attempt();
     Attempt safeAttempt = a == null ? null

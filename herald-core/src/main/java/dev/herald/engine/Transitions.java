@@ -87,7 +87,8 @@ public final class Transitions {
       default -> throw new IllegalStateException("unknown outcome " + r.outcome());
     }
     Notice next = new Notice(n.id(), n.definition(), n.payload(), description, n.idempotencyKey(), status, number,
-        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null, n.target());
+        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null, n.target(),
+        n.traceparent());
     Change change = new Change(row, row.next(next, owner, lease), attempt);
     if (alert != null) {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
@@ -103,7 +104,8 @@ public final class Transitions {
     boolean keep = keepUntil != null && !due.isAfter(keepUntil);
     NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT : unheldStatus(row);
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null, n.target());
+        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null, n.target(),
+        n.traceparent());
     return new Change(row, row.next(next, keep ? row.owner() : null, keep ? leaseUntil : Instant.EPOCH), null);
   }
 
@@ -137,7 +139,7 @@ public final class Transitions {
         + row.attemptsInBudget() + " deliveries made";
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.DEAD, n.attempts(), n.fireAt(), null, n.lastAttemptAt(), error, n.createdAt(), now, now,
-        n.target());
+        n.target(), n.traceparent());
     Change change = new Change(row, row.next(next, null, Instant.EPOCH), null);
     AlertEvent alert = def.alertPolicy().alertsOn(row.attemptsInBudget(), true)
         ? new AlertEvent(next, row.attemptsInBudget(), true, error, now)
@@ -163,7 +165,7 @@ public final class Transitions {
     Notice n = row.notice();
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
         n.attempts(), n.fireAt(), status.isFinished() ? null : due, n.lastAttemptAt(), n.lastError(), n.createdAt(),
-        now, status.isFinished() ? now : null, n.target());
+        now, status.isFinished() ? now : null, n.target(), n.traceparent());
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -175,7 +177,7 @@ public final class Transitions {
     NoticeStatus status = unheldStatus(row);
     Notice next = new Notice(n.id(), n.definition(), e.payload() != null ? e.payload() : n.payload(), n.description(),
         n.idempotencyKey(), status, n.attempts(), fireAt, due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null, e.target() != null ? e.target() : n.target());
+        null, e.target() != null ? e.target() : n.target(), n.traceparent());
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -193,7 +195,7 @@ public final class Transitions {
     Notice n = fresh.notice();
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.PENDING, n.attempts(), n.fireAt(), now, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null, n.target());
+        null, n.target(), n.traceparent());
     return new Change(row, fresh.next(next, null, Instant.EPOCH), null);
   }
 }

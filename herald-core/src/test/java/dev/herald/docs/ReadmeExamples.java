@@ -11,6 +11,8 @@ import dev.herald.NoticeStatus;
 import dev.herald.NoticeTransaction;
 import dev.herald.Ordering;
 import dev.herald.metrics.HeraldMetrics;
+import dev.herald.tracing.AttemptObservations;
+import dev.herald.tracing.HeraldTracing;
 import dev.herald.Page;
 import dev.herald.testing.ManualRunner;
 import dev.herald.testing.SettableClock;
@@ -139,5 +141,19 @@ final class ReadmeExamples {
     metrics.watch(herald); // the gauges
     // end::metrics[]
     return herald;
+  }
+
+  /** Compiled only: notices in the caller's trace, attempts as observations. */
+  static Notice tracing(io.micrometer.observation.ObservationRegistry observationRegistry,
+      io.micrometer.tracing.Tracer tracer, String traceparentHeader, String url, String user, String password) {
+    // tag::tracing[]
+    Herald herald = Herald.builder().jdbc(url, user, password)
+        .traceContext(HeraldTracing.currentTraceparent(tracer))         // notices keep the enqueuing span's trace
+        .attemptObserver(new AttemptObservations(observationRegistry)) // each attempt a span in that trace
+        .build().start();
+    // or give it yourself, e.g. from an incoming request's header:
+    Notice notice = herald.enqueue(NoticeRequest.of("order-paid", "{\"order\":42}").traceparent(traceparentHeader));
+    // end::tracing[]
+    return notice;
   }
 }

@@ -97,11 +97,25 @@ public abstract class NoticeStoreContract {
 
     assertThat(versions).isGreaterThanOrEqualTo(3);
     assertThat(count("SELECT COUNT(*) FROM herald_schema_version")).isEqualTo(versions);
-    assertThat(count("SELECT MAX(version) FROM herald_schema_version")).isEqualTo(versions);
+    // Every listed script once, up to the last one (numbers need not be contiguous: branches take numbers ahead)
+    List<String> scripts = listedMigrations(((JdbcNoticeStore) store).dialect().name());
+    assertThat(versions).isEqualTo(scripts.size());
+    assertThat(count("SELECT MAX(version) FROM herald_schema_version"))
+        .isEqualTo(Long.parseLong(scripts.getLast().substring(1, scripts.getLast().indexOf("__"))));
     assertThat(count("SELECT COUNT(*) FROM herald_schema_version WHERE version = 1 AND applied_at = ?",
         T.toEpochMilli())).isEqualTo(1);
     NoticeRow r = insert(row());
     assertThat(store.find(r.id())).contains(r);
+  }
+
+  private static List<String> listedMigrations(String dialect) {
+    try (var in = NoticeStoreContract.class.getClassLoader()
+        .getResourceAsStream("db/herald/" + dialect + "/migrations.txt")) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).lines().map(String::strip)
+          .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
   }
 
   // ================================================================ definitions
@@ -492,6 +506,45 @@ public abstract class NoticeStoreContract {
     assertThat(count("SELECT COUNT(*) FROM herald_notice WHERE id = ?", claimed.id())).isZero();
     assertThat(count("SELECT COUNT(*) FROM herald_notice_history WHERE id = ?", claimed.id())).isEqualTo(1);
     assertThat(store.attempts(claimed.id())).containsExactly(success.attempt());
+  }
+
+  @Test
+  void aTraceparentIsKeptThroughInsertClaimRetryArchiveSearchAndResend() throws SQLException {
+    String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    String other = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
+    NoticeRow one = insert(row().traceparent(tp));
+    NoticeRow none = insert(row());
+    NoticeRow batched;
+    try (Connection c = dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      batched = store.insertAll(c, List.of(row().traceparent(other).build(), row().build())).getFirst().row();
+      c.commit();
+    }
+    assertThat(stored(one).notice().traceparent()).isEqualTo(tp);
+    assertThat(stored(none).notice().traceparent()).isNull();
+    assertThat(stored(batched).notice().traceparent()).as("multi-row insert").isEqualTo(other);
+
+    NoticeRow claimed = store.claim(new Claim("n1", T, T, T.plusSeconds(30), 1_000)).stream()
+        .filter(r -> r.id().equals(one.id())).findFirst().orElseThrow();
+    assertThat(claimed.notice().traceparent()).as("claimed").isEqualTo(tp);
+    assertThat(apply(attempt(claimed, DeliveryResult.retry("503"), T))).containsExactly(true);
+    NoticeRow retried = stored(one);
+    assertThat(retried.notice().traceparent()).as("after a retry").isEqualTo(tp);
+
+    Instant next = retried.notice().nextAttemptAt();
+    NoticeRow again = store.claim(new Claim("n1", next, next, next.plusSeconds(30), 1_000)).stream()
+        .filter(r -> r.id().equals(one.id())).findFirst().orElseThrow();
+    assertThat(apply(attempt(again, DeliveryResult.fail("410"), T.plusSeconds(60)))).containsExactly(true);
+    NoticeRow dead = stored(one);
+    assertThat(dead.status()).isEqualTo(DEAD);
+    assertThat(dead.notice().traceparent()).as("archived").isEqualTo(tp);
+    assertThat(store.query(NoticeQuery.all().statuses(DEAD)).items()).extracting(Notice::traceparent)
+        .as("search results").containsExactly(tp);
+    assertThat(store.findFinished(DEF, DEAD, T, T.plusSeconds(3_600), 10)).extracting(r -> r.notice().traceparent())
+        .containsExactly(tp);
+
+    assertThat(apply(Transitions.resend(dead, T.plusSeconds(120)))).containsExactly(true);
+    assertThat(stored(one).notice().traceparent()).as("resent").isEqualTo(tp);
   }
 
   @Test
@@ -972,6 +1025,12 @@ public abstract class NoticeStoreContract {
     private String owner;
     private Instant leaseUntil = Instant.EPOCH;
     private long version = 1;
+    private String traceparent;
+
+    public RowSpec traceparent(String value) {
+      this.traceparent = value;
+      return this;
+    }
 
     /** Herald's ids are UUIDv7s, whose order in Java matches the database's (random UUIDs' need not). */
     public RowSpec id(UUID value) {
@@ -1056,7 +1115,7 @@ public abstract class NoticeStoreContract {
 
     public NoticeRow build() {
       Notice n = new Notice(id, definition, payload, description, key, status, attempts, fireAt, due, lastAttemptAt,
-          lastError, created, updated, null, null);
+          lastError, created, updated, null, null, traceparent);
       return new NoticeRow(n, owner, leaseUntil, version, retryBase);
     }
   }
@@ -1124,7 +1183,7 @@ public abstract class NoticeStoreContract {
     Notice n = r.notice();
     return r.next(new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), IN_FLIGHT,
         n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null,
-        n.target()),
+        n.target(), n.traceparent()),
         owner, until);
   }
 
@@ -1133,7 +1192,7 @@ public abstract class NoticeStoreContract {
     Notice n = r.notice();
     return r.next(new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
         n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null,
-        n.target()),
+        n.target(), n.traceparent()),
         null, Instant.EPOCH);
   }
 

@@ -15,6 +15,7 @@ import dev.herald.NoticeQuery;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
+import dev.herald.Traceparent;
 import dev.herald.channel.http.HttpChannel;
 import dev.herald.schedule.DurationText;
 import jakarta.servlet.http.HttpServletRequest;
@@ -55,7 +56,7 @@ import tools.jackson.databind.node.ObjectNode;
 class NoticesController {
   static final Set<String> CREATE_FIELDS = Set.of(
       "definition", "callbackUrl", "fallbackUrls", "payload", "fireAt", "delay", "idempotencyKey", "description",
-      "shardKey", "orderingKey");
+      "shardKey", "orderingKey", "traceparent");
   static final Set<String> EDIT_FIELDS = Set.of("id", "payload", "fireAt", "delay", "callbackUrl");
   private static final Set<String> SEARCH_PARAMS = Set.of("definition", "status", "createdFrom", "createdTo", "offset",
       "limit");
@@ -87,9 +88,12 @@ class NoticesController {
         definitions.computeIfAbsent(name, n -> herald.definitions().find(n));
     List<NoticeRequest> requests = new ArrayList<>(items.size());
     List<ApiException.FieldError> errors = new ArrayList<>();
+    // The caller's trace context: its notices' attempts continue that trace. A malformed header is
+    // ignored, as W3C Trace Context asks of receivers; an item's own traceparent field is checked.
+    String traceparent = Traceparent.orNull(request.getHeader(Traceparent.HEADER));
     for (int i = 0; i < items.size(); i++) {
       try {
-        requests.add(createRequest(items.get(i), index("notices", i), lookup));
+        requests.add(createRequest(items.get(i), index("notices", i), lookup, traceparent));
       } catch (ApiException e) {
         collect(errors, e);
       } catch (InvalidInputException e) {
@@ -126,7 +130,8 @@ class NoticesController {
     return ResponseEntity.status(anyCreated ? HttpStatus.CREATED : HttpStatus.OK).body(out);
   }
 
-  private NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup) {
+  private NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup,
+      String traceparent) {
     ObjectNode o = JsonInput.object(item, path);
     JsonInput.only(o, path, CREATE_FIELDS);
     String definition = JsonInput.text(o, path, "definition");
@@ -170,6 +175,12 @@ class NoticesController {
         .shardKey(JsonInput.text(o, path, "shardKey"))
         .orderingKey(JsonInput.text(o, path, "orderingKey"))
         .target(url);
+    String own = JsonInput.text(o, path, "traceparent");
+    if (own != null && !Traceparent.isValid(own)) {
+      throw ApiException.invalid(child(path, "traceparent"),
+          "must be a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lower case");
+    }
+    r = r.traceparent(own != null ? own : traceparent);
     if (fireAt != null) {
       r = r.fireAt(fireAt);
     } else if (delay != null) {

@@ -68,6 +68,7 @@ final class Views {
     time(o, "createdAt", n.createdAt());
     time(o, "updatedAt", n.updatedAt());
     time(o, "finishedAt", n.finishedAt());
+    o.put("traceparent", n.traceparent());
     return o;
   }
 

@@ -27,7 +27,9 @@ class PrometheusTest extends ServerTest {
             .contains("herald_writer_commit_seconds_count")
             .contains("herald_writer_batch_size_outcomes_count")
             .contains("herald_notices_held ")
-            .contains("herald_circuits{state=\"open\"}");
+            .contains("herald_circuits{state=\"open\"}")
+            // each attempt is an observation (herald.attempt), timed by the default registry's meter handler
+            .containsPattern("herald_attempt_seconds_count\\{[^}]*definition=\"" + def + "\"[^}]*outcome=\"delivered\"");
       });
     }
   }

@@ -132,6 +132,11 @@ final class TestServer implements AutoCloseable {
       return send("POST", path, null, null);
     }
 
+    /** A POST with one more request header. */
+    Resp post(String path, String json, String header, String value) {
+      return send("POST", path, json, "application/json", java.util.Map.of(header, value));
+    }
+
     Resp patch(String path, String json) {
       return send("PATCH", path, json, "application/json");
     }
@@ -145,12 +150,17 @@ final class TestServer implements AutoCloseable {
     }
 
     Resp send(String method, String path, String body, String contentType) {
+      return send(method, path, body, contentType, java.util.Map.of());
+    }
+
+    Resp send(String method, String path, String body, String contentType, java.util.Map<String, String> headers) {
       HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
           .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
               : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
       if (contentType != null) {
         b.header("Content-Type", contentType);
       }
+      headers.forEach(b::header);
       if (token != null) {
         b.header("Authorization", token.contains(" ") ? token : "Bearer " + token);
       }

@@ -46,6 +46,48 @@ class WebhookDeliveryTest extends ServerTest {
   }
 
   @Test
+  void theCallerOfPostNoticesAndTheReceiverThreeAttemptsLaterShareOneTrace() throws Exception {
+    String callerTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    String itemTrace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    try (Receiver receiver = new Receiver()) {
+      receiver.then(Receiver.Response.status(503), Receiver.Response.status(503))
+          .otherwise(Receiver.Response.ok("ok"));
+      String def = define("traced", "\"target\": \"%s\", \"retry\": \"200ms\"".formatted(receiver.url("/hook")));
+      TestServer.Resp r = admin.post("/api/v1/notices", """
+          {"notices": [{"definition": "%s", "payload": {"order": 42}},
+                       {"definition": "%s", "payload": {"order": 43}, "traceparent": "%s"}]}"""
+          .formatted(def, def, itemTrace), "traceparent", callerTrace);
+      assertThat(r.status()).as(r.toString()).isEqualTo(201);
+      String paid = r.json().get("ids").get(0).asString();
+      String own = r.json().get("ids").get(1).asString();
+
+      JsonNode done = awaitStatus(paid, "SUCCEEDED", Duration.ofSeconds(10));
+      awaitStatus(own, "SUCCEEDED", Duration.ofSeconds(10));
+      assertThat(done.get("traceparent").asString()).isEqualTo(callerTrace);
+      List<String> paidTraces = receiver.requests.stream()
+          .filter(q -> q.header("webhook-id").equals(paid)).map(q -> q.header("traceparent")).toList();
+      assertThat(paidTraces).hasSizeGreaterThanOrEqualTo(1)
+          .allSatisfy(t -> assertThat(t).startsWith("00-4bf92f3577b34da6a3ce929d0e0e4736-"));
+      assertThat(receiver.requests.stream().filter(q -> q.header("webhook-id").equals(own))
+          .map(q -> q.header("traceparent"))).allSatisfy(t -> assertThat(t).startsWith("00-0af7651916cd43dd8448eb211c80319c-"));
+      assertThat(receiver.requests).hasSize(4);
+
+      // A malformed header is ignored (W3C); a malformed field is refused, naming it.
+      String plain = create(admin, "{\"definition\":\"%s\",\"payload\":{}}".formatted(def));
+      assertThat(notice(plain).get("traceparent").isNull()).isTrue();
+      TestServer.Resp bad = admin.post("/api/v1/notices",
+          "{\"notices\":[{\"definition\":\"%s\",\"payload\":{},\"traceparent\":\"00-zz\"}]}".formatted(def),
+          "traceparent", "garbage");
+      assertThat(bad.status()).isEqualTo(400);
+      assertThat(bad.text()).contains("notices[0].traceparent");
+      TestServer.Resp ignored = admin.post("/api/v1/notices",
+          "{\"notices\":[{\"definition\":\"%s\",\"payload\":{}}]}".formatted(def), "traceparent", "garbage");
+      assertThat(ignored.status()).isEqualTo(201);
+      assertThat(notice(ignored.json().get("ids").get(0).asString()).get("traceparent").isNull()).isTrue();
+    }
+  }
+
+  @Test
   void aTwoHundredCountsOnlyWithTheExpectedBody() throws Exception {
     try (Receiver receiver = new Receiver()) {
       receiver.then(Receiver.Response.ok("ok")).otherwise(Receiver.Response.ok("  success\n"));

@@ -57,6 +57,8 @@ public final class AmqpChannel implements Channel {
   public static final String HEADER_DEFINITION = "x-herald-definition";
   /** Header carrying the attempt number, 1 for the first. */
   public static final String HEADER_ATTEMPT = "x-herald-attempt";
+  /** Header carrying the W3C trace context, when the notice has one (the name tracing libraries read). */
+  public static final String HEADER_TRACEPARENT = "traceparent";
 
   static final String OPTION_BROKER = "broker";
   static final String OPTION_CONFIRM_TIMEOUT = "confirm-timeout";
@@ -139,6 +141,9 @@ public final class AmqpChannel implements Channel {
     Map<String, Object> headers = new LinkedHashMap<>();
     headers.put(HEADER_DEFINITION, d.definition().name());
     headers.put(HEADER_ATTEMPT, d.attempt());
+    if (d.traceparent() != null) {
+      headers.put(HEADER_TRACEPARENT, d.traceparent());
+    }
     AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
         .messageId(id)
         .contentType("application/json")

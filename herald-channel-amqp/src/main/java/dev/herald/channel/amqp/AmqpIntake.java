@@ -10,6 +10,7 @@ import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
+import dev.herald.Traceparent;
 import dev.herald.intake.IntakeFormat;
 import dev.herald.intake.IntakeRetry;
 import dev.herald.intake.MalformedMessageException;
@@ -105,10 +106,17 @@ public final class AmqpIntake implements AutoCloseable {
     return this;
   }
 
+  /** The message's W3C traceparent header, if valid, so the notice continues the publisher's trace. */
+  private static NoticeRequest withTrace(NoticeRequest request, AMQP.BasicProperties props) {
+    Object header = props.getHeaders() == null ? null : props.getHeaders().get(Traceparent.HEADER);
+    String traceparent = header == null ? null : Traceparent.orNull(header.toString());
+    return traceparent == null || request.traceparent() != null ? request : request.traceparent(traceparent);
+  }
+
   private void take(Channel ch, long deliveryTag, AMQP.BasicProperties props, byte[] body) throws IOException {
     NoticeRequest request;
     try {
-      request = format.decode(body, props.getMessageId());
+      request = withTrace(format.decode(body, props.getMessageId()), props);
     } catch (MalformedMessageException e) {
       park(props, body, e.getMessage());
       ch.basicAck(deliveryTag, false);

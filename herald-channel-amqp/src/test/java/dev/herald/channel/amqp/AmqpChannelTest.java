@@ -74,6 +74,8 @@ class AmqpChannelTest {
     return new ManualRunner(h, clock);
   }
 
+  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
   static NoticeDefinition orderPaid(String target) {
     return NoticeDefinition.builder("order-paid").channel("amqp", target).retry("1m").build();
   }
@@ -82,7 +84,7 @@ class AmqpChannelTest {
   void aConfirmedMessageIsDeliveredPersistentWithTheNoticeIdAndHeaders() throws Exception {
     ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.paid"));
     Herald h = (Herald) toClose.getLast();
-    Notice n = h.enqueue("order-paid", "{\"order\":42}");
+    Notice n = h.enqueue(NoticeRequest.of("order-paid", "{\"order\":42}").traceparent(TRACEPARENT));
     runner.runDue();
 
     assertThat(h.operations().find(n.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
@@ -93,6 +95,7 @@ class AmqpChannelTest {
     assertThat(m.getProps().getContentType()).isEqualTo("application/json");
     assertThat(m.getProps().getHeaders()).containsEntry("x-herald-attempt", 1);
     assertThat(m.getProps().getHeaders().get("x-herald-definition")).hasToString("order-paid");
+    assertThat(m.getProps().getHeaders().get("traceparent")).hasToString(TRACEPARENT);
   }
 
   @Test

@@ -132,6 +132,17 @@ class AmqpIntakeTest {
   }
 
   @Test
+  void aMessagesTraceparentHeaderIsKeptByItsNotice() throws Exception {
+    Herald h = idle(database());
+    String q = queue();
+    AmqpIntake intake = intake(h, q, IntakeFormat.payload("merchant-callback"));
+    ch.basicPublish("", q, new AMQP.BasicProperties.Builder().messageId("t-1")
+        .headers(java.util.Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")).build(), "{\"order\":7}".getBytes(StandardCharsets.UTF_8));
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 1);
+    assertThat(notices(h)).extracting(Notice::traceparent).containsExactly("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  }
+
+  @Test
   void poisonMessagesAreParkedWithTheReasonAndNeverBlockTheOnesBehind() throws Exception {
     Herald h = idle(database());
     String q = queue();

@@ -126,6 +126,9 @@ final class WebhookExchange {
       log.append("> webhook-signature: ").append(Signer.mask(signature)).append('\n');
     }
     header(rb, log, "herald-attempt", Integer.toString(d.attempt()));
+    if (d.traceparent() != null) {
+      header(rb, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
+    }
     log.append("> (body: ").append(body.length).append(" bytes)\n");
     return rb.build();
   }

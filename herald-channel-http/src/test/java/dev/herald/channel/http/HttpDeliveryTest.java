@@ -152,6 +152,26 @@ class HttpDeliveryTest {
   }
 
   @Test
+  void everyAttemptSendsTheNoticesTraceparentAndANoticeWithoutOneSendsNone() {
+    String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    receiver.then(Receiver.Response.status(503), Receiver.Response.ok("ok"), Receiver.Response.ok("ok"));
+    start(d -> d.retry("5s"));
+
+    Notice n = herald.enqueue(NoticeRequest.of("cb", "{}").traceparent(tp));
+    runner.runDue();
+    assertThat(runner.advanceAndRun(Duration.ofSeconds(5))).isEqualTo(1);
+    assertThat(notice(n.id()).status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(receiver.requests).extracting(r -> r.header("traceparent")).containsExactly(tp, tp);
+    assertThat(lastDetail(n.id())).contains("> traceparent: " + tp + "\n");
+
+    Notice plain = herald.enqueue("cb", "{}");
+    runner.runDue();
+    assertThat(notice(plain.id()).status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(receiver.requests).hasSize(3);
+    assertThat(receiver.requests.getLast().header("traceparent")).isNull();
+  }
+
+  @Test
   void expectedBodyDecidesSuccessAfterTrimming() {
     receiver.then(Receiver.Response.ok("fail"), Receiver.Response.ok("  success\r\n"));
     start(d -> d.option("expected-body", "success"));

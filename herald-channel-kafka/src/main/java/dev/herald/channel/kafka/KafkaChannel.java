@@ -59,6 +59,8 @@ public final class KafkaChannel implements Channel {
   public static final String HEADER_ID = "x-herald-id";
   public static final String HEADER_DEFINITION = "x-herald-definition";
   public static final String HEADER_ATTEMPT = "x-herald-attempt";
+  /** The W3C trace context, when the notice has one (the header name tracing libraries read). */
+  public static final String HEADER_TRACEPARENT = "traceparent";
 
   static final String OPTION_KEY_PATH = "key-path";
   private static final int MAX_TOPIC_LENGTH = 249;
@@ -150,6 +152,9 @@ public final class KafkaChannel implements Channel {
     headers.add(HEADER_ID, d.notice().id().toString().getBytes(StandardCharsets.UTF_8));
     headers.add(HEADER_DEFINITION, d.definition().name().getBytes(StandardCharsets.UTF_8));
     headers.add(HEADER_ATTEMPT, Integer.toString(d.attempt()).getBytes(StandardCharsets.UTF_8));
+    if (d.traceparent() != null) {
+      headers.add(HEADER_TRACEPARENT, d.traceparent().getBytes(StandardCharsets.UTF_8));
+    }
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null, key,
         d.notice().payload().getBytes(StandardCharsets.UTF_8), headers);
     CompletableFuture<DeliveryResult> result = new CompletableFuture<>();

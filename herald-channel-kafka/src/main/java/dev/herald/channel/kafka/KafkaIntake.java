@@ -5,6 +5,7 @@ import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
+import dev.herald.Traceparent;
 import dev.herald.StoreException;
 import dev.herald.intake.IntakeFormat;
 import dev.herald.intake.MalformedMessageException;
@@ -158,7 +159,7 @@ public final class KafkaIntake implements AutoCloseable {
   private boolean take(ConsumerRecord<byte[], byte[]> r, KafkaProducer<byte[], byte[]> parking) {
     NoticeRequest request;
     try {
-      request = format.decode(r.value() == null ? new byte[0] : r.value(), messageId(r));
+      request = withTrace(format.decode(r.value() == null ? new byte[0] : r.value(), messageId(r)), r);
     } catch (MalformedMessageException e) {
       park(r, parking, e.getMessage());
       return true;
@@ -178,6 +179,14 @@ public final class KafkaIntake implements AutoCloseable {
     afterCommit.accept(notice);
     taken.incrementAndGet();
     return true;
+  }
+
+  /** The record's W3C traceparent header, if valid, so the notice continues the producer's trace. */
+  private static NoticeRequest withTrace(NoticeRequest request, ConsumerRecord<byte[], byte[]> r) {
+    Header h = r.headers().lastHeader(Traceparent.HEADER);
+    String traceparent = h == null || h.value() == null ? null
+        : Traceparent.orNull(new String(h.value(), StandardCharsets.UTF_8));
+    return traceparent == null || request.traceparent() != null ? request : request.traceparent(traceparent);
   }
 
   private static String messageId(ConsumerRecord<byte[], byte[]> r) {

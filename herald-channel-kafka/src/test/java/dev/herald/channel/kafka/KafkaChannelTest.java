@@ -95,7 +95,8 @@ class KafkaChannelTest {
   @Test
   void anAckedRecordIsDeliveredKeyedByTheNoticeIdWithHeaders() {
     ManualRunner runner = herald(channel().build(), NoticeDefinition.builder("order-paid").channel("kafka", "orders.paid").build());
-    Notice n = last().enqueue("order-paid", "{\"order\":{\"id\":42}}");
+    String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    Notice n = last().enqueue(NoticeRequest.of("order-paid", "{\"order\":{\"id\":42}}").traceparent(tp));
     runner.runDue();
 
     NoticeDetail d = last().operations().find(n.id()).orElseThrow();
@@ -107,6 +108,7 @@ class KafkaChannelTest {
     assertThat(header(r, "x-herald-id")).isEqualTo(n.id().toString());
     assertThat(header(r, "x-herald-definition")).isEqualTo("order-paid");
     assertThat(header(r, "x-herald-attempt")).isEqualTo("1");
+    assertThat(header(r, "traceparent")).isEqualTo(tp);
   }
 
   @Test

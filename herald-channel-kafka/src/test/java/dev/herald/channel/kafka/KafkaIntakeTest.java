@@ -122,6 +122,18 @@ class KafkaIntakeTest {
   }
 
   @Test
+  void aRecordsTraceparentHeaderIsKeptByItsNotice() throws Exception {
+    Herald h = idle();
+    String t = topic();
+    ProducerRecord<String, String> r = new ProducerRecord<>(t, "{\"order\":7}");
+    r.headers().add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".getBytes(StandardCharsets.UTF_8));
+    producer.send(r).get();
+    KafkaIntake intake = intake(intakeOf(h, t, IntakeFormat.payload("merchant-callback")));
+    await().atMost(Duration.ofSeconds(20)).until(() -> intake.taken() == 1);
+    assertThat(notices(h)).extracting(Notice::traceparent).containsExactly("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  }
+
+  @Test
   void poisonRecordsAreParkedWithTheReasonAndTheRestGoOn() throws Exception {
     Herald h = idle();
     String t = topic();

@@ -194,6 +194,9 @@ public final class MailChannel implements Channel {
     m.setHeader("X-Herald-Notice", noticeId);
     m.setHeader("X-Herald-Definition", d.definition().name());
     m.setHeader("X-Herald-Attempt", Integer.toString(d.attempt()));
+    if (d.traceparent() != null) {
+      m.setHeader("traceparent", d.traceparent());
+    }
     String text = o.text() == null ? null : o.text().render(payload, false);
     String html = o.html() == null ? null : o.html().render(payload, true);
     if (html == null) {

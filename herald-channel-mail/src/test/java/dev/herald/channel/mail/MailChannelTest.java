@@ -89,10 +89,12 @@ class MailChannelTest {
   NoticeDetail sendOne(MailChannel.Builder channel, UnaryOperator<NoticeDefinition.Builder> definition, String payload) {
     ManualRunner runner = herald(channel.build(), definition.apply(orderShipped()).build());
     Herald h = started.getLast();
-    Notice n = h.enqueue(NoticeRequest.of("order-shipped", payload));
+    Notice n = h.enqueue(NoticeRequest.of("order-shipped", payload).traceparent(TRACEPARENT));
     runner.runDue();
     return h.operations().find(n.id()).orElseThrow();
   }
+
+  static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
   @Test
   void sendsToAndCcWithSubjectTextAndHtmlFilledFromThePayload() throws Exception {
@@ -109,6 +111,7 @@ class MailChannelTest {
     assertThat(m.getMessageID()).isEqualTo("<" + d.notice().id() + "@herald>");
     assertThat(m.getHeader("X-Herald-Definition")).containsExactly("order-shipped");
     assertThat(m.getHeader("X-Herald-Attempt")).containsExactly("1");
+    assertThat(m.getHeader("traceparent")).containsExactly(TRACEPARENT);
     MimeMultipart alt = (MimeMultipart) m.getContent();
     assertThat(alt.getContentType()).startsWith("multipart/alternative");
     assertThat(alt.getBodyPart(0).getContent().toString().replace("\r\n", "\n")).isEqualTo("Hello Ann <ann@x>,\nyour order 42 left the warehouse.");

@@ -42,7 +42,7 @@ public final class LocalChannel implements Channel {
   }
 
   private static DeliveryResult run(NoticeHandler handler, Delivery d) {
-    NoticeContext ctx = new NoticeContext(d.notice(), d.definition(), d.attempt());
+    NoticeContext ctx = new NoticeContext(d.notice(), d.definition(), d.attempt(), d.traceparent());
     DeliveryResult result;
     try {
       result = handler.handle(ctx);

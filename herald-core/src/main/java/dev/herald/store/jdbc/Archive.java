@@ -39,7 +39,7 @@ final class Archive extends StorePart {
           + " moved AS (DELETE FROM herald_notice n USING input i WHERE n.id = i.id AND n.version = i.version"
           + " RETURNING n.id, n.definition, n.payload, i.description, n.idempotency_key, i.status, i.attempts,"
           + " i.retry_base, n.fire_at, i.last_attempt_at, i.last_error, n.created_at, i.updated_at, i.finished_at,"
-          + " i.next_version, n.shard, n.target)"
+          + " i.next_version, n.shard, n.target, n.traceparent)"
           + " INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") SELECT * FROM moved RETURNING id";
 
   private void archiveSetBased(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied)

@@ -150,7 +150,7 @@ final class Claims extends StorePart {
     Notice n = row.notice();
     Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.IN_FLIGHT, n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(),
-        n.createdAt(), claim.now(), null, n.target());
+        n.createdAt(), claim.now(), null, n.target(), n.traceparent());
     return row.next(leased, claim.owner(), claim.leaseUntil());
   }
 

@@ -14,19 +14,20 @@ import java.time.Instant;
 final class NoticeRows {
   static final String LIVE_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at, due_at,"
-          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version, shard, target";
+          + " last_attempt_at, last_error, created_at, updated_at, owner, lease_until, version, shard, target,"
+          + " traceparent";
   static final String LIVE_COLUMNS_OF_N =
       String.join(", ", java.util.Arrays.stream(LIVE_COLUMNS.split(",")).map(col -> "n." + col.strip()).toList());
   static final String HISTORY_COLUMNS =
       "id, definition, payload, description, idempotency_key, status, attempts, retry_base, fire_at,"
-          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard, target";
+          + " last_attempt_at, last_error, created_at, updated_at, finished_at, version, shard, target, traceparent";
   /** The live columns' placeholders, one row's worth. */
-  static final String LIVE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  static final int LIVE_COLUMN_COUNT = 19;
+  static final String LIVE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static final int LIVE_COLUMN_COUNT = 20;
   static final String INSERT_LIVE =
-      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES " + LIVE_VALUES;
   static final String INSERT_HISTORY =
-      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   static final String DELETE_LIVE = "DELETE FROM herald_notice WHERE id = ? AND version = ?";
   static final String DELETE_HISTORY = "DELETE FROM herald_notice_history WHERE id = ? AND version = ?";
 
@@ -40,7 +41,7 @@ final class NoticeRows {
     bindLive(ps, row, 0);
   }
 
-  /** Binds the live row's 19 columns at parameters {@code at + 1} to {@code at + 19} (one row of a multi-row insert). */
+  /** Binds the live row's 20 columns at parameters {@code at + 1} to {@code at + 20} (one row of a multi-row insert). */
   void bindLive(PreparedStatement ps, NoticeRow row, int at) throws SQLException {
     Notice n = row.notice();
     dialect.setId(ps, at + 1, n.id());
@@ -62,6 +63,7 @@ final class NoticeRows {
     ps.setLong(at + 17, row.version());
     ps.setInt(at + 18, row.shard());
     ps.setString(at + 19, n.target());
+    ps.setString(at + 20, n.traceparent());
   }
 
   /**
@@ -129,6 +131,7 @@ final class NoticeRows {
     ps.setLong(15, row.version());
     ps.setInt(16, row.shard());
     ps.setString(17, n.target());
+    ps.setString(18, n.traceparent());
   }
 
   NoticeRow readLive(ResultSet rs) throws SQLException {
@@ -162,7 +165,8 @@ final class NoticeRows {
         instant(rs, "created_at"),
         instant(rs, "updated_at"),
         finished,
-        rs.getString("target"));
+        rs.getString("target"),
+        rs.getString("traceparent"));
   }
 
   static Instant instant(ResultSet rs, String column) throws SQLException {

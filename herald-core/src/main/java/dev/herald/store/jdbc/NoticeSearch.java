@@ -96,7 +96,7 @@ final class NoticeSearch extends StorePart {
     if (history) {
       parts.add("(SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
           + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
-          + " 0 AS lease_until, version, shard, target, finished_at FROM herald_notice_history"
+          + " 0 AS lease_until, version, shard, target, traceparent, finished_at FROM herald_notice_history"
           + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args) + newestFirst
           + " LIMIT " + branchLimit + ")");
     }
