@@ -64,12 +64,18 @@ final class Intake {
       if (m.matches()) {
         return new Shape("herald", m.group(1) == null ? 1 : Integer.parseInt(m.group(1)), m.group(2).equals("future"));
       }
-      m = java.util.regex.Pattern.compile("(jdbc|dbs)-batch(\\d+)").matcher(variant);
+      m = java.util.regex.Pattern.compile("(jdbc|dbs|copy)-batch(\\d+)").matcher(variant);
       if (m.matches()) {
-        return new Shape(m.group(1).equals("jdbc") ? "jdbc" : "db-scheduler", Integer.parseInt(m.group(2)), true);
+        String system = switch (m.group(1)) {
+          case "jdbc" -> "jdbc";
+          case "copy" -> "jdbc-copy";
+          default -> "db-scheduler";
+        };
+        return new Shape(system, Integer.parseInt(m.group(2)), true);
       }
       throw new BenchException("unknown intake variant '" + variant + "': batch<N>-future, batch<N>-due, single-future,"
-          + " single-due, jdbc-batch<N> (the plain JDBC roof) or dbs-batch<N> (db-scheduler's scheduleBatch)");
+          + " single-due, jdbc-batch<N> (the plain JDBC roof), copy-batch<N> (the same rows by COPY, PostgreSQL)"
+          + " or dbs-batch<N> (db-scheduler's scheduleBatch)");
     }
   }
 
@@ -78,7 +84,11 @@ final class Intake {
   private static Result variant(Bench.Ctx ctx, BenchDb db, BenchDb.Space space, String variant, double seconds) {
     Options o = ctx.o();
     Shape shape = Shape.of(variant);
-    boolean raw = shape.system().equals("jdbc");
+    boolean copy = shape.system().equals("jdbc-copy");
+    if (copy && !db.kind().equals("postgres")) {
+      throw new BenchException("intake variant " + variant + " is for PostgreSQL only");
+    }
+    boolean raw = shape.system().equals("jdbc") || copy;
     boolean dbs = shape.system().equals("db-scheduler");
     int batch = shape.batch();
     boolean future = shape.future();
@@ -97,7 +107,7 @@ final class Intake {
       Duration delay = future ? Duration.ofHours(1) : null;
       Worker work;
       if (raw) {
-        work = rawBatch(space, batch);
+        work = copy ? rawCopy(space, batch) : rawBatch(space, batch);
       } else if (batch > 1) {
         work = seq -> {
           List<NoticeRequest> reqs = new ArrayList<>(batch);
@@ -224,6 +234,43 @@ final class Intake {
             ps.addBatch();
           }
           ps.executeBatch();
+          c.commit();
+        } catch (Exception e) {
+          c.rollback();
+          throw e;
+        } finally {
+          c.setAutoCommit(true);
+        }
+      }
+    };
+  }
+
+  /** The same rows as {@link #rawBatch}, written by one {@code COPY ... FROM STDIN} per transaction. */
+  private static Worker rawCopy(BenchDb.Space space, int batch) {
+    boolean shard = Rows.columns(space.dataSource(), "herald_notice").contains("shard");
+    String sql = "COPY herald_notice (id, definition, payload, status, attempts, retry_base, fire_at, due_at,"
+        + " created_at, updated_at, lease_until, version" + (shard ? ", shard" : "") + ") FROM STDIN";
+    Rows.UuidV7 ids = new Rows.UuidV7(System.currentTimeMillis());
+    return seq -> {
+      try (Connection c = space.dataSource().getConnection()) {
+        c.setAutoCommit(false);
+        try {
+          long now = System.currentTimeMillis();
+          StringBuilder sb = new StringBuilder(batch * 160);
+          for (int i = 0; i < batch; i++) {
+            UUID id = ids.next();
+            sb.append(id).append('\t').append(Rows.DEFINITION).append("\t{\"seq\":").append(seq + i)
+                .append("}\tPENDING\t0\t0\t").append(now + 3_600_000).append('\t').append(now + 3_600_000)
+                .append('\t').append(now).append('\t').append(now).append("\t0\t1");
+            if (shard) {
+              sb.append('\t').append(Rows.shardOf(id));
+            }
+            sb.append('\n');
+          }
+          byte[] bytes = sb.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          org.postgresql.copy.CopyIn in = c.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyIn(sql);
+          in.writeToCopy(bytes, 0, bytes.length);
+          in.endCopy();
           c.commit();
         } catch (Exception e) {
           c.rollback();
