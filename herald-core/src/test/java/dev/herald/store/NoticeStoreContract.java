@@ -307,7 +307,8 @@ public abstract class NoticeStoreContract {
       boolean odd = i % 2 == 1;
       Notice n = new Notice(UUID.randomUUID(), DEF, payloads[i % payloads.length], odd ? null : text, null,
           odd ? IN_FLIGHT : PENDING, i % 3, T.plusSeconds(i), T.plusSeconds(i + 1), odd ? T.minusSeconds(i) : null,
-          odd ? "error: " + text : null, T, T.plusMillis(i), null, odd ? "https://example.com/hook?x=" + i : null);
+          odd ? "error: " + text : null, T, T.plusMillis(i), null, odd ? "https://example.com/hook?x=" + i : null,
+          i % 3 == 0 ? "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" : null);
       rows.add(new NoticeRow(n, odd ? "n1*" : null, odd ? T.plusSeconds(30) : Instant.EPOCH, 1 + i, i % 2, i % 7));
     }
     try (Connection c = dataSource().getConnection()) {

@@ -91,7 +91,8 @@ final class NoticeRows {
     sb.append(row.leaseUntil().toEpochMilli()).append('\t');
     sb.append(row.version()).append('\t');
     sb.append(row.shard()).append('\t');
-    copyText(sb, n.target()).append('\n');
+    copyText(sb, n.target()).append('\t');
+    copyText(sb, n.traceparent()).append('\n');
   }
 
   /** A text value in COPY's text format: NULL is {@code \N}; backslash, newline, return and tab escaped. */
