@@ -165,6 +165,9 @@ final class Firing extends EnginePart {
 
   /** Starts watching the attempt; an observer that fails leaves it unobserved, never undelivered. */
   private AttemptObserver.Observed observe(HeldNotice h) {
+    if (core.attemptObserver == AttemptObserver.NONE) {
+      return null; // nothing to watch: the channel sends the notice's own traceparent
+    }
     try {
       return core.attemptObserver.start(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1));
     } catch (RuntimeException e) {
