@@ -57,4 +57,18 @@ class H2AlertOutboxTest extends AlertOutboxTest {
       });
     }
   }
+
+  @Test
+  void anAlertNobodyDrainsIsPurgedWithItsNotice() throws Exception {
+    DataSource db = newDatabase();
+    Herald h = Herald.builder().dataSource(db).pollInterval(Duration.ofMillis(50)).historyRetention(Duration.ofMillis(1))
+        .define(dev.herald.NoticeDefinition.builder("payments").handler("shop").maxAttempts(1).build())
+        .handler("shop", ctx -> dev.herald.DeliveryResult.fail("410 gone")).build().start();
+    toClose.add(h);
+    h.enqueue(NoticeRequest.of("payments", "{}"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> count(db, "SELECT COUNT(*) FROM herald_alert") == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> h.purgeHistory() > 0 || count(db,
+        "SELECT COUNT(*) FROM herald_notice_history") == 0);
+    assertThat(count(db, "SELECT COUNT(*) FROM herald_alert")).isZero();
+  }
 }
