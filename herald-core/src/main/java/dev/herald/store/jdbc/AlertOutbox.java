@@ -29,6 +29,9 @@ final class AlertOutbox {
 
   /** Inserts the alerts of the changes that applied. */
   void insert(Connection c, List<Change> changes, boolean[] applied) throws SQLException {
+    if (changes.stream().allMatch(ch -> ch.alert() == null)) {
+      return; // the common case: no statement at all
+    }
     boolean any = false;
     try (PreparedStatement ps = c.prepareStatement(INSERT)) {
       for (int i = 0; i < changes.size(); i++) {
