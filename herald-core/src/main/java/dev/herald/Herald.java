@@ -40,12 +40,15 @@ public final class Herald implements AutoCloseable {
   private final DataSource dataSource;
   private final Clock clock;
   private final AutoCloseable ownedPool;
+  private final Alerts alerts;
 
-  private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool) {
+  private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
+      NoticeStore store) {
     this.engine = engine;
     this.dataSource = dataSource;
     this.clock = clock;
     this.ownedPool = ownedPool;
+    this.alerts = new Alerts(this, store);
   }
 
   public static Builder builder() {
@@ -78,6 +81,11 @@ public final class Herald implements AutoCloseable {
   /** Stored definitions. */
   public Definitions definitions() {
     return engine.definitions();
+  }
+
+  /** The alert outbox: alerts raised by definitions' alert policies, waiting to be sent. */
+  public Alerts alerts() {
+    return alerts;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
@@ -462,7 +470,7 @@ public final class Herald implements AutoCloseable {
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }
-        return new Herald(engine, ds, clock, pool);
+        return new Herald(engine, ds, clock, pool, s);
       } catch (RuntimeException e) {
         if (pool != null) {
           try {

@@ -25,7 +25,9 @@ final class Sanitized {
             a.detail() == null ? null : plain(a.detail()) + note, a.node());
     return new Change(c.expected(),
         new NoticeRow(safe, next.owner(), next.leaseUntil(), next.version(), next.retryBase(), next.shard()),
-        safeAttempt);
+        safeAttempt, c.alert() == null ? null : new dev.herald.PendingAlert(c.alert().id(), c.alert().noticeId(),
+            c.alert().definition(), c.alert().endpoint(), c.alert().failures(), c.alert().finalFailure(),
+            c.alert().error() == null ? null : plain(c.alert().error()) + note, c.alert().raisedAt()));
   }
 
   static String plain(String text) {

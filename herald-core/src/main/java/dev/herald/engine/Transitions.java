@@ -6,6 +6,7 @@ import dev.herald.DeliveryResult;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeStatus;
+import dev.herald.PendingAlert;
 import dev.herald.spi.Change;
 import dev.herald.spi.NoticeRow;
 import java.time.Duration;
@@ -89,10 +90,10 @@ public final class Transitions {
     Notice next = new Notice(n.id(), n.definition(), n.payload(), description, n.idempotencyKey(), status, number,
         n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null, n.target(),
         n.traceparent());
-    Change change = new Change(row, row.next(next, owner, lease), attempt);
     if (alert != null) {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
     }
+    Change change = new Change(row, row.next(next, owner, lease), attempt, pending(alert, def));
     return new AfterAttempt(change, alert);
   }
 
@@ -140,11 +141,22 @@ public final class Transitions {
     Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
         NoticeStatus.DEAD, n.attempts(), n.fireAt(), null, n.lastAttemptAt(), error, n.createdAt(), now, now,
         n.target(), n.traceparent());
-    Change change = new Change(row, row.next(next, null, Instant.EPOCH), null);
     AlertEvent alert = def.alertPolicy().alertsOn(row.attemptsInBudget(), true)
         ? new AlertEvent(next, row.attemptsInBudget(), true, error, now)
         : null;
+    Change change = new Change(row, row.next(next, null, Instant.EPOCH), null, pending(alert, def));
     return new AfterAttempt(change, alert);
+  }
+
+  /** The outbox row of an alert, written with the outcome that raised it. */
+  private static PendingAlert pending(AlertEvent alert, NoticeDefinition def) {
+    if (alert == null) {
+      return null;
+    }
+    Notice n = alert.notice();
+    return new PendingAlert(Ids.next(java.time.Clock.fixed(alert.at(), java.time.ZoneOffset.UTC)), n.id(),
+        n.definition(), PendingAlert.endpointOf(def, n.target()), alert.failures(), alert.finalFailure(),
+        alert.error(), alert.at());
   }
 
   /** The wait before attempt {@code attemptInBudget}: the schedule's, at least Retry-After, capped. */

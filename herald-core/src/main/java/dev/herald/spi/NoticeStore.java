@@ -64,6 +64,20 @@ public interface NoticeStore {
   }
 
   /**
+   * Up to {@code max} alerts of the outbox (written by {@link #apply} with the {@link Change}s that
+   * raised them), oldest first, read with the caller's connection and locked until its transaction
+   * ends; alerts another transaction holds are skipped where the database can, else waited for.
+   */
+  default List<dev.herald.PendingAlert> lockAlerts(Connection connection, int max) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no alert outbox");
+  }
+
+  /** Deletes these alerts with the caller's connection, without committing; returns how many were still there. */
+  default int deleteAlerts(Connection connection, Collection<dev.herald.PendingAlert> consumed) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no alert outbox");
+  }
+
+  /**
    * Leases up to {@code claim.limit()} due notices that are unowned or held by a dead node (no
    * heartbeat since {@link Claim#aliveSince()}), oldest due first.
    */

@@ -6,6 +6,7 @@ import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.Ordering;
 import dev.herald.schedule.RetrySchedule;
+import dev.herald.server.alerts.AlertOptions;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
 import java.time.Duration;
@@ -104,6 +105,7 @@ class DefinitionsController {
 
   private NoticeDefinition save(NoticeDefinition d) {
     try {
+      AlertOptions.refuseUnknown(d);
       return herald.definitions().save(d);
     } catch (InvalidInputException e) {
       throw ApiException.invalid(apiField(e.field()), e.reason() + settingHint(e, d.channel()));

@@ -73,6 +73,15 @@ public interface Dialect {
   }
 
   /**
+   * The alert drain's query: the oldest waiting alerts, {@code LIMIT ?}, locked; where the database
+   * can, rows another drain has locked are skipped rather than waited for.
+   */
+  default String lockAlerts() {
+    return "SELECT id, notice_id, definition, endpoint, failures, final_failure, error, raised_at FROM herald_alert"
+        + " ORDER BY id LIMIT ? FOR UPDATE";
+  }
+
+  /**
    * A statement that makes the transaction it starts READ COMMITTED (that transaction only), for
    * the claim and the release of a node's leases; null where that is already how they behave.
    */

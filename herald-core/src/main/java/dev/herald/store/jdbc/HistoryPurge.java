@@ -53,7 +53,9 @@ final class HistoryPurge extends StorePart {
         }
       }
       for (String sql : List.of(
-          "DELETE FROM herald_attempt WHERE notice_id = ?", "DELETE FROM herald_idempotency WHERE notice_id = ?")) {
+          "DELETE FROM herald_attempt WHERE notice_id = ?", "DELETE FROM herald_idempotency WHERE notice_id = ?",
+          // an alert nobody drained within the retention (Herald embedded without a drain) goes with its notice
+          "DELETE FROM herald_alert WHERE notice_id = ?")) {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
           for (UUID id : deleted) {
             dialect.setId(ps, 1, id);

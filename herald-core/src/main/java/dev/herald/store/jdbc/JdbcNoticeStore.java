@@ -6,6 +6,7 @@ import dev.herald.NoticeDefinition;
 import dev.herald.NoticeQuery;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
+import dev.herald.PendingAlert;
 import dev.herald.spi.Change;
 import dev.herald.spi.Claim;
 import dev.herald.spi.InsertResult;
@@ -42,6 +43,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   private final OutcomeWrites outcomes;
   private final HistoryPurge purge;
   private final OrderingStatements ordering;
+  private final AlertOutbox alerts;
 
   public JdbcNoticeStore(DataSource dataSource, Dialect dialect, Clock clock) {
     this.dataSource = dataSource;
@@ -55,7 +57,8 @@ public final class JdbcNoticeStore implements NoticeStore {
     this.intake = new NoticeIntake(dialect, tx, rows, search);
     this.ordering = new OrderingStatements(dialect);
     this.claims = new Claims(dialect, tx, rows, ordering);
-    this.outcomes = new OutcomeWrites(dialect, tx, rows, new Archive(dialect, tx, rows));
+    this.alerts = new AlertOutbox(dialect);
+    this.outcomes = new OutcomeWrites(dialect, tx, rows, new Archive(dialect, tx, rows), alerts);
     this.purge = new HistoryPurge(dialect, tx, rows, ordering);
   }
 
@@ -105,6 +108,16 @@ public final class JdbcNoticeStore implements NoticeStore {
   @Override
   public List<InsertResult> insertAll(Connection c, List<NoticeRow> rows) {
     return intake.insertAll(c, rows);
+  }
+
+  @Override
+  public List<PendingAlert> lockAlerts(Connection c, int max) {
+    return alerts.lock(c, max);
+  }
+
+  @Override
+  public int deleteAlerts(Connection c, Collection<PendingAlert> consumed) {
+    return alerts.delete(c, consumed);
   }
 
   @Override

@@ -82,6 +82,11 @@ public final class MySqlDialect implements Dialect {
    * every due row, leaving other nodes nothing to skip to.
    */
   @Override
+  public String lockAlerts() {
+    return Dialect.super.lockAlerts() + " SKIP LOCKED";
+  }
+
+  @Override
   public String claimSelect(String columns, String filter) {
     return "SELECT " + columns + " FROM herald_notice FORCE INDEX (herald_notice_due) WHERE " + filter
         + " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";

@@ -22,15 +22,17 @@ import java.util.UUID;
 
 /**
  * Writes the engine's outcomes ({@link Change}s) in one transaction: version-checked updates of
- * live rows, moves to and from history (see {@link Archive}), late confirmations in history, and
- * the attempt log.
+ * live rows, moves to and from history (see {@link Archive}), late confirmations in history, the
+ * attempt log, and the alerts the outcomes raised ({@link AlertOutbox}).
  */
 final class OutcomeWrites extends StorePart {
   private final Archive archive;
+  private final AlertOutbox alerts;
 
-  OutcomeWrites(Dialect dialect, Transactions tx, NoticeRows rows, Archive archive) {
+  OutcomeWrites(Dialect dialect, Transactions tx, NoticeRows rows, Archive archive, AlertOutbox alerts) {
     super(dialect, tx, rows);
     this.archive = archive;
+    this.alerts = alerts;
   }
 
   static final String UPDATE_LIVE =
@@ -127,6 +129,7 @@ final class OutcomeWrites extends StorePart {
       }
     }
     insertAttempts(c, changes, applied);
+    alerts.insert(c, changes, applied);
     List<Boolean> out = new ArrayList<>(applied.length);
     for (boolean b : applied) {
       out.add(b);

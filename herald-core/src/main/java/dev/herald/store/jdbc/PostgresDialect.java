@@ -35,6 +35,11 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
+  public String lockAlerts() {
+    return Dialect.super.lockAlerts() + " SKIP LOCKED";
+  }
+
+  @Override
   public String claimSelect(String columns, String filter) {
     return Dialect.super.claimSelect(columns, filter) + " FOR UPDATE SKIP LOCKED";
   }

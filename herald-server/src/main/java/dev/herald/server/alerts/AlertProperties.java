@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("herald.server.alerts")
 public class AlertProperties {
-  /** One alert per definition per window; failures meanwhile are counted into the next one. */
+  /** One alert per definition and endpoint per window; alerts meanwhile are counted into one sent at its end. */
   private Duration window = Duration.ofMinutes(5);
   /** SMTP server for alert e-mail; no e-mail is sent without it. */
   private String smtpHost;

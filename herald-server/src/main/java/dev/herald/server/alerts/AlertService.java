@@ -8,15 +8,26 @@ import dev.herald.HeraldListener;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
+import dev.herald.NoticeTransaction;
+import dev.herald.PendingAlert;
 import dev.herald.schedule.RetrySchedule;
+import dev.herald.server.alerts.AlertWindows.Key;
+import dev.herald.server.alerts.AlertWindows.Window;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,49 +35,44 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Turns the engine's alert events into alerts people get. Each alert is itself a notice, of {@value
- * #MAIL_DEFINITION} (e-mail) or {@value #WEBHOOK_DEFINITION} (a signed webhook): stored, retried
- * without a limit, never dropped once enqueued. Per definition, the first alert of a window goes out
- * at once; the ones that follow within the window are counted and sent as one alert when it ends. A
- * definition with {@code alert.recovered=true} also alerts when it delivers again after an alert.
+ * Turns the alerts of the core's outbox ({@link Herald#alerts()}) into alerts people get. Each is
+ * itself a notice, of {@value #MAIL_DEFINITION} (e-mail) or {@value #WEBHOOK_DEFINITION} (a signed
+ * webhook): stored, retried without a limit. Per definition and endpoint, the first alert of a window
+ * goes out at once; the ones that follow within the window are counted ({@link AlertWindows}) and sent
+ * as one alert when it ends. A definition with {@code alert.recovered=true} also alerts when it
+ * delivers to that endpoint again.
  *
- * <p>Work happens on one thread of its own: the engine's listener calls only hand events over.
+ * <p>Every step is one transaction that takes alerts out of the outbox or the window table and
+ * enqueues what they become, so a crash loses no alert and no server sends one twice. Work happens on
+ * one thread of its own: the engine's listener calls only hand events over.
  */
 public final class AlertService implements HeraldListener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AlertService.class);
   public static final String MAIL_DEFINITION = "herald-alert-mail";
   public static final String WEBHOOK_DEFINITION = "herald-alert-webhook";
-  static final String EMAIL = "alert.email";
-  static final String WEBHOOK = "alert.webhook";
-  static final String RECOVERED = "alert.recovered";
   private static final String PLACEHOLDER = "https://alert-webhook.invalid/";
-
-  /** One definition's window: when its last alert went out, and what came since. */
-  private static final class Window {
-    long openedAt;
-    int suppressed;
-    AlertEvent last;
-  }
+  /** Alerts taken from the outbox per transaction. */
+  private static final int DRAIN_BATCH = 500;
 
   private final Supplier<Herald> herald;
   private final AlertProperties properties;
   private final Clock clock;
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("herald-alerts").factory());
-  /** Touched by the worker only. */
-  private final Map<String, Window> windows = new ConcurrentHashMap<>();
-  /** Definitions that alerted and have not delivered since: read on engine threads, cheaply. */
-  private final Set<String> failing = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean drainAsked = new AtomicBoolean();
+  /** Definitions and endpoints with a window (they alerted): read on engine threads, cheaply. */
+  private volatile Set<Key> failing = Set.of();
+  private volatile Set<String> failingDefinitions = Set.of();
+  private final Set<Key> recovering = ConcurrentHashMap.newKeySet();
+  private volatile boolean started;
 
   public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock) {
     this.herald = herald;
     this.properties = properties;
     this.clock = clock;
-    long tick = Math.max(200, properties.getWindow().toMillis() / 10);
-    worker.scheduleWithFixedDelay(this::flush, tick, tick, TimeUnit.MILLISECONDS);
   }
 
-  /** Creates the two alert definitions if missing (alerts about alerts: never). */
+  /** Creates the two alert definitions if missing (alerts about alerts: never), then starts sending. */
   public void ensureDefinitions() {
     Herald h = herald.get();
     RetrySchedule retry = RetrySchedule.parse("exponential(base=10s, factor=2, cap=15m)", "retry");
@@ -84,113 +90,205 @@ public final class AlertService implements HeraldListener, AutoCloseable {
       }
       h.definitions().save(b.build());
     }
+    start();
+  }
+
+  private synchronized void start() {
+    if (started) {
+      return;
+    }
+    started = true;
+    try {
+      refreshFailing(herald.get()); // before the first delivery after a restart can look at it
+    } catch (RuntimeException e) {
+      log.warn("Herald alerts: cannot read the alert windows yet: {}", e.toString());
+    }
+    // Often enough that a window's count goes out close to its end, and an alert soon after its outcome.
+    long tick = Math.clamp(properties.getWindow().toMillis() / 10, 200, 1_000);
+    worker.scheduleWithFixedDelay(this::tick, 0, tick, TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void onAlert(AlertEvent alert) {
-    worker.execute(() -> raised(alert));
+    // The alert is in the outbox already (written with its outcome): only send it sooner than the next tick.
+    if (started && drainAsked.compareAndSet(false, true)) {
+      worker.execute(this::tick);
+    }
   }
 
   @Override
   public void onAttempt(Notice notice, Attempt attempt) {
-    if (attempt.outcome().name().equals("DELIVERED") || attempt.outcome().name().equals("AWAIT_CONFIRM")) {
-      if (failing.remove(notice.definition())) {
-        worker.execute(() -> recovered(notice));
-      }
+    if (!attempt.outcome().name().equals("DELIVERED") && !attempt.outcome().name().equals("AWAIT_CONFIRM")) {
+      return;
+    }
+    if (!failingDefinitions.contains(notice.definition())) {
+      return;
+    }
+    NoticeDefinition d = herald.get().definitions().find(notice.definition()).orElse(null);
+    String endpoint = PendingAlert.endpointOf(d, notice.target());
+    Key key = new Key(notice.definition(), endpoint == null ? AlertWindows.NO_ENDPOINT : endpoint);
+    if (failing.contains(key) && recovering.add(key)) {
+      worker.execute(() -> recovered(key, notice));
     }
   }
 
-  private void raised(AlertEvent alert) {
-    String def = alert.notice().definition();
-    if (def.equals(MAIL_DEFINITION) || def.equals(WEBHOOK_DEFINITION)) {
-      return;
+  /** One round: alerts of the outbox, windows that ended, and the failing marks refreshed. */
+  private void tick() {
+    drainAsked.set(false);
+    try {
+      Herald h = herald.get();
+      while (h.alerts().drain(DRAIN_BATCH, this::take) == DRAIN_BATCH) {
+        // more wait
+      }
+      h.inTransaction(tx -> {
+        sendEnded(tx);
+        return null;
+      });
+      refreshFailing(h);
+    } catch (RuntimeException e) {
+      // Nothing is lost: what was not committed stays in the outbox or the window table.
+      log.warn("Herald alerts: sending alerts failed; trying again at the next tick: {}", e.toString());
+    }
+  }
+
+  /** Reads which definitions and endpoints alerted (here or on another server) and have not delivered since. */
+  private void refreshFailing(Herald h) {
+    Set<Key> now = AlertWindows.failing(h.dataSource());
+    Set<String> definitions = ConcurrentHashMap.newKeySet();
+    now.forEach(k -> definitions.add(k.definition()));
+    failing = now;
+    failingDefinitions = definitions;
+  }
+
+  /** The drain's handler: counts the alerts into their windows and enqueues those that go out now. */
+  private List<PendingAlert> take(List<PendingAlert> alerts, NoticeTransaction tx) {
+    Map<Key, List<PendingAlert>> byKey = new TreeMap<>(); // windows locked in one order: no deadlock between servers
+    for (PendingAlert a : alerts) {
+      if (!a.definition().equals(MAIL_DEFINITION) && !a.definition().equals(WEBHOOK_DEFINITION)) {
+        byKey.computeIfAbsent(Key.of(a), k -> new ArrayList<>()).add(a);
+      }
     }
     long now = clock.millis();
-    Window w = windows.computeIfAbsent(def, d -> new Window());
-    failing.add(def);
-    if (w.last == null || now - w.openedAt >= properties.getWindow().toMillis()) {
-      int count = 1 + w.suppressed;
-      w.openedAt = now;
-      w.suppressed = 0;
-      w.last = alert;
-      send(def, failure(alert, count));
-    } else {
-      w.suppressed++;
-      w.last = alert;
+    long window = properties.getWindow().toMillis();
+    try {
+      Connection c = tx.connection();
+      for (Map.Entry<Key, List<PendingAlert>> e : byKey.entrySet()) {
+        List<PendingAlert> raised = e.getValue();
+        PendingAlert last = raised.getLast();
+        Optional<Window> open = AlertWindows.lock(c, e.getKey());
+        if (open.isEmpty()) {
+          Window w = new Window(e.getKey().definition(), e.getKey().endpoint(), now, raised.size() - 1, last);
+          AlertWindows.insert(c, w);
+          send(tx, e.getKey().definition(), failure(w, raised.getFirst(), 1));
+        } else if (now - open.get().openedAt() >= window) {
+          Window w = open.get();
+          int count = w.waiting() + raised.size();
+          AlertWindows.update(c, new Window(w.definition(), w.endpoint(), now, 0, last));
+          send(tx, w.definition(), failure(w, last, count));
+        } else {
+          Window w = open.get();
+          AlertWindows.update(c, new Window(w.definition(), w.endpoint(), w.openedAt(), w.waiting() + raised.size(),
+              last));
+        }
+      }
+    } catch (SQLException e) {
+      throw new dev.herald.StoreException("cannot count alerts into their windows: " + e.getMessage(), e);
     }
+    return alerts;
   }
 
   /** Sends the counted alerts of windows that ended. */
-  private void flush() {
+  private void sendEnded(NoticeTransaction tx) {
+    long now = clock.millis();
     try {
-      long now = clock.millis();
-      for (Map.Entry<String, Window> e : windows.entrySet()) {
-        Window w = e.getValue();
-        if (w.suppressed > 0 && now - w.openedAt >= properties.getWindow().toMillis()) {
-          int count = w.suppressed;
-          w.openedAt = now;
-          w.suppressed = 0;
-          send(e.getKey(), failure(w.last, count));
-        }
+      for (Window w : AlertWindows.lockEnded(tx.connection(), now - properties.getWindow().toMillis())) {
+        AlertWindows.update(tx.connection(), new Window(w.definition(), w.endpoint(), now, 0, w.last()));
+        send(tx, w.definition(), failure(w, w.last(), w.waiting()));
       }
+    } catch (SQLException e) {
+      throw new dev.herald.StoreException("cannot read ended alert windows: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A failing definition and endpoint delivered again: what its window counted is still told, the
+   * window closed, and people told it recovered, in one transaction. If another server did this first,
+   * the window is gone and nothing is sent.
+   */
+  private void recovered(Key key, Notice notice) {
+    try {
+      herald.get().inTransaction(tx -> {
+        Connection c = tx.connection();
+        Optional<Window> open = AlertWindows.lock(c, key);
+        if (open.isEmpty()) {
+          return null;
+        }
+        Window w = open.get();
+        if (w.waiting() > 0) {
+          send(tx, key.definition(), failure(w, w.last(), w.waiting()));
+        }
+        AlertWindows.delete(c, key);
+        NoticeDefinition d = herald.get().definitions().find(key.definition()).orElse(null);
+        if (d != null && AlertOptions.recovered(d)) {
+          ObjectNode a = JsonMapper.shared().createObjectNode();
+          a.put("kind", "recovered");
+          a.put("definition", key.definition());
+          a.put("endpoint", key.endpoint().isEmpty() ? null : key.endpoint());
+          a.put("noticeId", notice.id().toString());
+          a.put("at", Instant.ofEpochMilli(clock.millis()).toString());
+          send(tx, key.definition(), a);
+        }
+        return null;
+      });
+      Set<Key> next = ConcurrentHashMap.newKeySet();
+      next.addAll(failing);
+      next.remove(key);
+      failing = next;
     } catch (RuntimeException e) {
-      log.warn("Herald alerts: sending grouped alerts failed; trying again at the next tick", e);
+      // The window stays: the next delivery to this endpoint (here or on another server) tells it.
+      log.warn("Herald alerts: cannot send the recovery of {} {}: {}", key.definition(), key.endpoint(), e.toString());
+    } finally {
+      recovering.remove(key);
     }
   }
 
-  private void recovered(Notice notice) {
-    Window w = windows.remove(notice.definition());
-    int pending = w == null ? 0 : w.suppressed;
-    if (pending > 0) {
-      send(notice.definition(), failure(w.last, pending)); // what the window counted is still told
-    }
-    NoticeDefinition d = herald.get().definitions().find(notice.definition()).orElse(null);
-    if (d != null && Boolean.parseBoolean(d.option(RECOVERED, "false"))) {
-      ObjectNode a = JsonMapper.shared().createObjectNode();
-      a.put("kind", "recovered");
-      a.put("definition", notice.definition());
-      a.put("noticeId", notice.id().toString());
-      a.put("at", Instant.ofEpochMilli(clock.millis()).toString());
-      send(notice.definition(), a);
-    }
-  }
-
-  private ObjectNode failure(AlertEvent e, int count) {
+  private ObjectNode failure(Window w, PendingAlert e, int count) {
     ObjectNode a = JsonMapper.shared().createObjectNode();
     a.put("kind", "failure");
-    a.put("definition", e.notice().definition());
+    a.put("definition", w.definition());
+    a.put("endpoint", w.endpoint().isEmpty() ? null : w.endpoint());
     a.put("count", count);
-    a.put("since", Instant.ofEpochMilli(windows.get(e.notice().definition()).openedAt).toString());
+    a.put("since", Instant.ofEpochMilli(w.openedAt()).toString());
     a.put("windowSeconds", properties.getWindow().toSeconds());
-    a.put("noticeId", e.notice().id().toString());
-    a.put("status", e.notice().status().name());
+    a.put("noticeId", e.noticeId().toString());
+    a.put("status", e.finalFailure() ? "DEAD" : "FAILED");
     a.put("failures", e.failures());
     a.put("finalFailure", e.finalFailure());
     a.put("error", e.error());
-    a.put("at", e.at().toString());
+    a.put("at", e.raisedAt().toString());
     return a;
   }
 
-  /** Enqueues the alert as a notice per destination the definition names. */
-  private void send(String definition, ObjectNode alert) {
-    Herald h = herald.get();
-    NoticeDefinition d = h.definitions().find(definition).orElse(null);
+  /** Enqueues the alert, in the caller's transaction, as a notice per destination the definition names. */
+  private void send(NoticeTransaction tx, String definition, ObjectNode alert) {
+    NoticeDefinition d = herald.get().definitions().find(definition).orElse(null);
     if (d == null) {
+      log.warn("Herald alert for definition {}, which no longer exists, dropped: {}", definition, alert);
       return;
     }
     String payload = alert.toString();
     String description = "alert: " + definition + " (" + alert.path("kind").asString("") + ")";
-    String email = d.option(EMAIL, null);
+    String email = d.option(AlertOptions.EMAIL, null);
     if (email != null && !email.isBlank()) {
-      h.enqueue(NoticeRequest.of(MAIL_DEFINITION, payload).target(email.strip()).description(description));
+      tx.enqueue(NoticeRequest.of(MAIL_DEFINITION, payload).target(email.strip()).description(description));
     }
-    String webhook = d.option(WEBHOOK, null);
+    String webhook = d.option(AlertOptions.WEBHOOK, null);
     if (webhook != null && !webhook.isBlank()) {
-      h.enqueue(NoticeRequest.of(WEBHOOK_DEFINITION, payload).target(webhook.strip()).description(description));
+      tx.enqueue(NoticeRequest.of(WEBHOOK_DEFINITION, payload).target(webhook.strip()).description(description));
     }
     if ((email == null || email.isBlank()) && (webhook == null || webhook.isBlank())) {
-      log.warn("Herald alert for definition {} has nowhere to go (set its options {} or {}): {}", definition, EMAIL,
-          WEBHOOK, payload);
+      log.warn("Herald alert for definition {} has nowhere to go (set its options {} or {}): {}", definition,
+          AlertOptions.EMAIL, AlertOptions.WEBHOOK, payload);
     }
   }
 

@@ -1,0 +1,49 @@
+package dev.herald;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.UUID;
+
+/**
+ * An alert waiting in the outbox ({@code herald_alert}): written in the same transaction as the
+ * outcome that raised it, and taken out by {@link Alerts#drain}.
+ *
+ * @param id the alert's own id (UUIDv7: ordered by when it was raised)
+ * @param noticeId the notice whose failure raised it
+ * @param definition the notice's definition
+ * @param endpoint {@code scheme://host:port} of the http(s) URL the notice went to, or null for other targets
+ * @param failures failed attempts of the notice so far
+ * @param finalFailure whether the notice is now DEAD
+ * @param error the failed attempt's error
+ * @param raisedAt when the alert was raised
+ */
+public record PendingAlert(UUID id, UUID noticeId, String definition, String endpoint, int failures,
+    boolean finalFailure, String error, Instant raisedAt) {
+
+  /**
+   * The endpoint a notice goes to: {@code scheme://host:port} (host in lower case, port explicit) of
+   * its target, the notice's own or else its definition's, when that is an http(s) URL; the first
+   * one of a fail-over list. Null for any other target (a queue, mail recipients, a handler).
+   */
+  public static String endpointOf(NoticeDefinition definition, String noticeTarget) {
+    String target = noticeTarget != null ? noticeTarget : definition == null ? null : definition.target();
+    if (target == null || target.isBlank()) {
+      return null;
+    }
+    String first = target.strip().split("\\s+", 2)[0];
+    URI uri;
+    try {
+      uri = new URI(first);
+    } catch (URISyntaxException e) {
+      return null;
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+      return null;
+    }
+    int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
+    return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+  }
+}
