@@ -46,6 +46,16 @@ public interface Dialect {
   }
 
   /**
+   * One statement that creates an ordering key's counter at 1 or adds 1 to it (parameter: the key),
+   * or null where {@link #insertOrderingKey} after an update that found nothing is used instead. InnoDB
+   * needs it: an update that finds no row takes a lock on the gap where the row would go, and two
+   * transactions numbering a new key that way each wait for the other's gap to insert: a deadlock.
+   */
+  default String upsertOrderingKey() {
+    return null;
+  }
+
+  /**
    * Appended to a SELECT so that it reads the latest committed rows rather than the transaction's
    * snapshot (a shared-lock read); empty where the default isolation, READ COMMITTED, reads them
    * anyway. Finds an idempotency key that a concurrent transaction committed after the caller's

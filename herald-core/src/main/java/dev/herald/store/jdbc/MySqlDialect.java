@@ -46,8 +46,9 @@ public final class MySqlDialect implements Dialect {
   }
 
   @Override
-  public String insertOrderingKey() {
-    return Dialect.super.insertOrderingKey().replaceFirst("^INSERT INTO", "INSERT IGNORE INTO");
+  public String upsertOrderingKey() {
+    return "INSERT INTO herald_ordering_key (ordering_key, last_seq) VALUES (?, 1)"
+        + " ON DUPLICATE KEY UPDATE last_seq = last_seq + 1";
   }
 
   @Override

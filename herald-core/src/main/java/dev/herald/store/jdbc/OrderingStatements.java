@@ -57,7 +57,13 @@ final class OrderingStatements {
   }
 
   private long nextNumber(Connection c, String key) throws SQLException {
-    if (increment(c, key) == 0) {
+    String upsert = dialect.upsertOrderingKey();
+    if (upsert != null) {
+      try (PreparedStatement ps = c.prepareStatement(upsert)) {
+        ps.setString(1, key);
+        ps.executeUpdate();
+      }
+    } else if (increment(c, key) == 0) {
       if (insertFirst(c, key)) {
         return 1;
       }
