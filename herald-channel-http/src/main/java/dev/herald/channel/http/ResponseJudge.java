@@ -145,6 +145,9 @@ final class ResponseJudge {
 
   private static Charset charsetOf(HttpHeaders headers) {
     String type = headers.firstValue("content-type").orElse("");
+    if (type.indexOf('=') < 0) {
+      return StandardCharsets.UTF_8; // no parameters: the common case, without splitting
+    }
     for (String part : type.split(";")) {
       String p = part.strip();
       if (p.regionMatches(true, 0, "charset=", 0, 8)) {

@@ -29,6 +29,23 @@ class IsolationTest {
 
   @Test
   void aHungEndpointNeverDelaysAHealthyOne() throws Exception {
+    hungBesideHealthy(HttpChannel.builder().allow("127.0.0.0/8").build());
+  }
+
+  /** The client's few threads only run its own tasks: requests waiting on a hung receiver hold none. */
+  @Test
+  void aHungEndpointHoldsNoneOfTheClientsThreads() throws Exception {
+    hungBesideHealthy(HttpChannel.builder().allow("127.0.0.0/8").clientThreads(1).build());
+  }
+
+  @Test
+  void clientThreadsMustBeAtLeastOne() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> HttpChannel.builder().clientThreads(0).build())
+        .isInstanceOfSatisfying(dev.herald.InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("clientThreads"));
+  }
+
+  private void hungBesideHealthy(HttpChannel http) throws Exception {
     CountDownLatch release = new CountDownLatch(1);
     try (Receiver hung = new Receiver();
         Receiver healthy = new Receiver()) {
@@ -36,9 +53,8 @@ class IsolationTest {
         release.await(30, TimeUnit.SECONDS);
         return Receiver.Response.ok("");
       });
-      HttpChannel http = HttpChannel.builder().allow("127.0.0.0/8").build();
       Herald herald = Herald.builder()
-          .h2File(dir.resolve("herald"))
+          .h2File(dir.resolve("herald-" + System.nanoTime()))
           .channel(http)
           .maxConcurrentDeliveries(8) // without isolation the hung receiver would take all of them
           .shutdownTimeout(Duration.ofSeconds(2))
