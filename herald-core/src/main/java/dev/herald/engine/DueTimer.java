@@ -89,6 +89,17 @@ final class DueTimer {
     }
   }
 
+  /** Whether at least {@code atLeast} notices wait here and the first is due by {@code nowMillis}. */
+  boolean backlogged(long nowMillis, int atLeast) {
+    lock.lock();
+    try {
+      HeldNotice head = queue.peek();
+      return queue.size() >= atLeast && head != null && head.dueMillis <= nowMillis;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   void wakeUp() {
     lock.lock();
     try {
