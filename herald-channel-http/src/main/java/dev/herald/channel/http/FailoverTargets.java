@@ -27,7 +27,8 @@ final class FailoverTargets {
     if (text == null || text.isBlank()) {
       throw new InvalidInputException(field, "must be an absolute http or https URL, was blank");
     }
-    String[] urls = text.strip().split("\\s+");
+    String stripped = text.strip();
+    String[] urls = hasWhitespace(stripped) ? stripped.split("\\s+") : new String[] {stripped};
     if (urls.length > MAX_TARGETS) {
       throw new InvalidInputException(field, "at most " + MAX_TARGETS + " fail-over targets, got " + urls.length);
     }
@@ -41,6 +42,15 @@ final class FailoverTargets {
       }
     }
     return out;
+  }
+
+  private static boolean hasWhitespace(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isWhitespace(s.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The targets of a delivery, in order: the notice's own list, else the definition's target and fallbacks. */
