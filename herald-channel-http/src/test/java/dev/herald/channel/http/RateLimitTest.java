@@ -61,6 +61,45 @@ class RateLimitTest {
     }
   }
 
+  /** Waiting for a rate turn is kept in memory: no row is written while a notice waits. */
+  @Test
+  void noticesWaitingForTheirTurnRewriteNoRow() throws Exception {
+    try (Receiver receiver = new Receiver()) {
+      HttpChannel http = HttpChannel.builder().allow("127.0.0.0/8").build();
+      Herald herald = Herald.builder().h2File(dir.resolve("herald")).channel(http)
+          .shutdownTimeout(Duration.ofSeconds(2))
+          .define(NoticeDefinition.builder("limited").channel("http", receiver.url("/hook"))
+              .option("max-rate", "5/s").build())
+          .build().start();
+      try {
+        warmUp(herald, receiver, "limited");
+        List<NoticeRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+          batch.add(NoticeRequest.of("limited", "{\"i\":" + i + "}"));
+        }
+        herald.enqueueAll(batch);
+        java.util.Map<String, Long> firstSeen = new java.util.HashMap<>();
+        java.util.Map<String, Long> lastSeen = new java.util.HashMap<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (receiver.count() < 12 && System.nanoTime() < deadline) { // about 2 s at 5/s
+          try (var c = herald.dataSource().getConnection();
+              var rs = c.createStatement().executeQuery("SELECT id, version FROM herald_notice")) {
+            while (rs.next()) {
+              firstSeen.putIfAbsent(rs.getString(1), rs.getLong(2));
+              lastSeen.put(rs.getString(1), rs.getLong(2));
+            }
+          }
+          Thread.sleep(20);
+        }
+        assertThat(receiver.count()).isEqualTo(12);
+        assertThat(firstSeen).as("rows seen while they waited").hasSizeGreaterThanOrEqualTo(10);
+        assertThat(lastSeen).as("each row's version, last seen, is the one first seen").isEqualTo(firstSeen);
+      } finally {
+        herald.close();
+      }
+    }
+  }
+
   @Test
   void anEndpointsOwnRateOverridesTheDefinitions() throws Exception {
     try (Receiver receiver = new Receiver()) {
