@@ -25,11 +25,7 @@ class RateLimitTest {
   void noticesOverTheRateWaitForTheirTurnWithoutAnAttempt() throws Exception {
     try (Receiver receiver = new Receiver()) {
       HttpChannel http = HttpChannel.builder().allow("127.0.0.0/8").build();
-      Herald herald = Herald.builder().h2File(dir.resolve("herald")).channel(http)
-          .shutdownTimeout(Duration.ofSeconds(2))
-          .define(NoticeDefinition.builder("limited").channel("http", receiver.url("/hook"))
-              .option("max-rate", "30/s").build())
-          .build().start();
+      Herald herald = limitedTo("30/s", http, receiver);
       try {
         List<NoticeRequest> batch = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
@@ -66,11 +62,7 @@ class RateLimitTest {
   void noticesWaitingForTheirTurnRewriteNoRow() throws Exception {
     try (Receiver receiver = new Receiver()) {
       HttpChannel http = HttpChannel.builder().allow("127.0.0.0/8").build();
-      Herald herald = Herald.builder().h2File(dir.resolve("herald")).channel(http)
-          .shutdownTimeout(Duration.ofSeconds(2))
-          .define(NoticeDefinition.builder("limited").channel("http", receiver.url("/hook"))
-              .option("max-rate", "5/s").build())
-          .build().start();
+      Herald herald = limitedTo("5/s", http, receiver);
       try {
         warmUp(herald, receiver, "limited");
         List<NoticeRequest> batch = new ArrayList<>();
@@ -126,6 +118,15 @@ class RateLimitTest {
         herald.close();
       }
     }
+  }
+
+  /** A started Herald with the definition {@code limited}: webhooks to {@code receiver} at {@code maxRate}. */
+  private Herald limitedTo(String maxRate, HttpChannel http, Receiver receiver) {
+    return Herald.builder().h2File(dir.resolve("herald")).channel(http)
+        .shutdownTimeout(Duration.ofSeconds(2))
+        .define(NoticeDefinition.builder("limited").channel("http", receiver.url("/hook"))
+            .option("max-rate", maxRate).build())
+        .build().start();
   }
 
   /**
