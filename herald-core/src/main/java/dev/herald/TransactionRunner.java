@@ -16,12 +16,17 @@ final class TransactionRunner {
       boolean auto = c.getAutoCommit();
       c.setAutoCommit(false);
       tx = join.apply(c);
+      // Restoring auto-commit commits what is open (JDBC): only once the transaction is settled. A
+      // connection whose rollback failed goes back as it is, and the pool rolls it back or drops it.
+      boolean settled = false;
       try {
         result = work.run(tx);
         c.commit();
+        settled = true;
       } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
         try {
           c.rollback();
+          settled = true;
         } catch (SQLException suppressed) {
           e.addSuppressed(suppressed);
         }
@@ -34,7 +39,9 @@ final class TransactionRunner {
         }
         throw new HeraldException("transaction failed: " + e.getMessage(), e);
       } finally {
-        restoreAutoCommit(c, auto);
+        if (settled) {
+          restoreAutoCommit(c, auto);
+        }
       }
     } catch (SQLException e) {
       throw new StoreException("cannot run transaction: " + e.getMessage(), e);

@@ -142,11 +142,14 @@ final class Transactions {
         result = work.run(c);
         c.commit();
       } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
-        rollbackQuietly(c, e);
-        try {
-          c.setAutoCommit(auto);
-        } catch (SQLException suppressed) { // the connection is gone: report why the work failed, not that
-          e.addSuppressed(suppressed);
+        // Restoring auto-commit commits what is open (JDBC), so only after a rollback that worked; a
+        // connection whose rollback failed goes back as it is, and the pool rolls it back or drops it.
+        if (rollbackQuietly(c, e)) {
+          try {
+            c.setAutoCommit(auto);
+          } catch (SQLException suppressed) { // the connection is gone: report why the work failed, not that
+            e.addSuppressed(suppressed);
+          }
         }
         throw e;
       }
@@ -155,11 +158,14 @@ final class Transactions {
     }
   }
 
-  private static void rollbackQuietly(Connection c, Throwable cause) {
+  /** Rolls back; false, with the reason added to {@code cause}, if that failed. */
+  private static boolean rollbackQuietly(Connection c, Throwable cause) {
     try {
       c.rollback();
+      return true;
     } catch (SQLException suppressed) {
       cause.addSuppressed(suppressed);
+      return false;
     }
   }
 }
