@@ -111,8 +111,8 @@ final class NginxWebhooks {
 
   /**
    * One signed POST (Standard Webhooks headers, as Herald sends them); a non-2xx answer throws. A POST
-   * that met a kept-alive connection nginx had just closed (after its 1,000 requests) is sent once more,
-   * as Herald does.
+   * that fails with an I/O error, as one does on a kept-alive connection nginx has just closed (after its
+   * 1,000 requests), is sent once more: Herald resends those too.
    */
   static void post(HttpClient client, Signer signer, String url, String json) {
     try {

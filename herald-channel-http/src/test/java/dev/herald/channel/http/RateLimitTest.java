@@ -72,8 +72,8 @@ class RateLimitTest {
         herald.enqueueAll(batch);
         java.util.Map<String, Long> firstSeen = new java.util.HashMap<>();
         java.util.Map<String, Long> lastSeen = new java.util.HashMap<>();
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (receiver.count() < 12 && System.nanoTime() < deadline) { // about 2 s at 5/s
+        // Every poll reads the live rows' versions, until all 12 arrived (about 2 s at 5/s).
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20)).until(() -> {
           try (var c = herald.dataSource().getConnection();
               var rs = c.createStatement().executeQuery("SELECT id, version FROM herald_notice")) {
             while (rs.next()) {
@@ -81,8 +81,8 @@ class RateLimitTest {
               lastSeen.put(rs.getString(1), rs.getLong(2));
             }
           }
-          Thread.sleep(20);
-        }
+          return receiver.count() == 12;
+        });
         assertThat(receiver.count()).isEqualTo(12);
         assertThat(firstSeen).as("rows seen while they waited").hasSizeGreaterThanOrEqualTo(10);
         assertThat(lastSeen).as("each row's version, last seen, is the one first seen").isEqualTo(firstSeen);
