@@ -625,7 +625,7 @@ public abstract class NoticeStoreContract {
     NoticeRow staleUpdateBefore = store.find(staleUpdate.id()).orElseThrow();
     NoticeRow staleArchiveBefore = store.find(staleArchive.id()).orElseThrow();
 
-    assertThat(store.apply(batch)).containsExactly(true, false, true, false, true, false);
+    assertThat(written(store.apply(batch))).containsExactly(true, false, true, false, true, false);
 
     assertThat(store.find(updated.id())).contains(batch.get(0).next());
     assertThat(store.find(staleUpdate.id())).contains(staleUpdateBefore);
@@ -681,7 +681,7 @@ public abstract class NoticeStoreContract {
   }
 
   @Test
-  void revocationsAndEarlyConfirmationsAreKeptUntilTaken() {
+  void revocationsAreKeptUntilCleared() {
     UUID a = UUID.randomUUID();
     UUID b = UUID.randomUUID();
     store.requestRevocation(a, "n1#a", T);
@@ -690,13 +690,7 @@ public abstract class NoticeStoreContract {
     assertThat(store.revocationsFor("n1#a")).containsExactly(a);
     store.clearRevocations(List.of(a));
     assertThat(store.revocationsFor("n1#a")).isEmpty();
-
-    store.recordEarlyConfirmation(a, T);
-    store.recordEarlyConfirmation(a, T);
-    assertThat(store.takeEarlyConfirmations(List.of(a, b))).containsExactly(a);
-    assertThat(store.takeEarlyConfirmations(List.of(a))).isEmpty();
-    store.recordEarlyConfirmation(b, T);
-    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(2); // b's revocation and b's confirmation
+    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(1); // b's revocation
     assertThat(store.revocationsFor("n2#b")).isEmpty();
   }
 
@@ -1215,7 +1209,12 @@ public abstract class NoticeStoreContract {
   }
 
   protected List<Boolean> apply(Change... changes) {
-    return store.apply(List.of(changes));
+    return written(store.apply(List.of(changes)));
+  }
+
+  /** Whether each change was written (as given or confirmed). */
+  protected static List<Boolean> written(List<dev.herald.spi.Applied> applied) {
+    return applied.stream().map(dev.herald.spi.Applied::written).toList();
   }
 
   protected static List<UUID> ids(Collection<NoticeRow> rows) {
