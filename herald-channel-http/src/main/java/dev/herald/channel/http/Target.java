@@ -78,6 +78,11 @@ record Target(URI uri, Endpoint endpoint, String host, java.net.InetAddress lite
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
+    if (host.contains("%")) {
+      // an IPv6 zone id names one of this machine's interfaces: meaningless for a receiver, never sent
+      throw new InvalidInputException("target", "'" + text + "' has an IPv6 zone id (%...); write the address"
+          + " without it");
+    }
     if (!host.contains(":")) {
       Ipv4Literal.refuseNonCanonical(host);
     }
