@@ -154,28 +154,39 @@ class OrdinaryFaultsTest {
     assertThat(deliveries.count(n.id())).isEqualTo(1);
   }
 
-  // Finding 2: a claim whose commit landed but whose answer was lost; node a went on under a new
-  // token before registering it, node b took the notices over, and both delivered them.
+  // Finding 2: after a claim whose commit landed but whose answer was lost, node a went on under a
+  // new token and claimed under it before registering it (its heartbeat was failing); to node b that
+  // token was dead, so b took the notices over once their short lease ended, and a delivered them
+  // too once its heartbeat registered the token.
   @Test
   @Timeout(60)
   void aClaimWhoseAnswerIsLostLeavesEachNoticeToOneNode() throws Exception {
     Node a = node("a");
     FaultyDataSource.Rule lost = a.faults().loseCommitAnswer("herald-poller", 1);
-    List<UUID> ids = new ArrayList<>();
-    try (Connection c = a.herald().dataSource().getConnection()) { // found by the poll, not fired after commit
-      c.setAutoCommit(false);
-      for (int i = 0; i < 5; i++) {
-        ids.add(a.herald().enqueue(c, NoticeRequest.of("work", "{\"slow\":true,\"i\":" + i + "}")).id());
-      }
-      c.commit();
-    }
+    List<UUID> ids = new ArrayList<>(enqueueForThePoll(a, 3, Duration.ZERO));
     await().atMost(Duration.ofSeconds(5)).until(() -> lost.fired() == 1);
+    a.faults().poolTimeout("herald-heartbeat", 6); // the next beats (1.5 s of them) find no connection
+    ids.addAll(enqueueForThePoll(a, 3, Duration.ofMillis(500)));
+    TimeUnit.MILLISECONDS.sleep(200); // node a's poller takes them
     node("b");
     await().atMost(Duration.ofSeconds(30))
         .until(() -> ids.stream().allMatch(id -> statusOf(a.herald(), id) == NoticeStatus.SUCCEEDED));
-    TimeUnit.MILLISECONDS.sleep(1_500);
+    TimeUnit.MILLISECONDS.sleep(2_000); // a node timeout and more: a second delivery would have started
     assertThat(deliveries.overlapping()).isEmpty();
-    ids.forEach(id -> assertThat(deliveries.count(id)).as("notice %s", id).isEqualTo(1));
+    ids.forEach(id -> assertThat(deliveries.count(id)).as("deliveries of notice %s", id).isEqualTo(1));
+  }
+
+  /** Notices written in a caller's own transaction: found by the poll, not fired after the commit. */
+  private static List<UUID> enqueueForThePoll(Node n, int count, Duration delay) throws Exception {
+    List<UUID> ids = new ArrayList<>();
+    try (Connection c = n.herald().dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < count; i++) {
+        ids.add(n.herald().enqueue(c, NoticeRequest.of("work", "{\"i\":" + i + "}").delay(delay)).id());
+      }
+      c.commit();
+    }
+    return ids;
   }
 
   // Finding 3: an operator's cancel whose write failed on a blip after the notice was taken out of
