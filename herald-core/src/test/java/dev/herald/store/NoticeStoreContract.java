@@ -18,6 +18,9 @@ import dev.herald.NoticeQuery;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.engine.Transitions;
+import dev.herald.StoreException;
+import dev.herald.faults.FaultyDataSource;
+import dev.herald.spi.Applied;
 import dev.herald.spi.Change;
 import dev.herald.spi.Claim;
 import dev.herald.spi.InsertResult;
@@ -678,6 +681,99 @@ public abstract class NoticeStoreContract {
     assertThat(store.incarnations("n1")).containsExactly("n1#a");
     store.forgetNode("n1#a");
     assertThat(store.incarnations("n1")).isEmpty();
+  }
+
+  @Test
+  void heldByReadsTheOwnersInFlightRowsDueByItsBoundOldestFirst() {
+    Instant lease = T.plusSeconds(30);
+    NoticeRow second = insert(row().leasedBy("n1#a", lease).due(T.minusSeconds(1)));
+    NoticeRow first = insert(row().leasedBy("n1#b", lease).due(T.minusSeconds(5)));
+    insert(row().leasedBy("n1#a", lease).due(T.plusSeconds(120))); // beyond the bound
+    insert(row().leasedBy("n2#c", lease).due(T.minusSeconds(3))); // another owner
+    insert(row().leasedBy("n1#a*", lease).due(T.minusSeconds(3))); // provisional: not named
+    insert(row().due(T.minusSeconds(9))); // unowned
+
+    assertThat(ids(store.heldBy(List.of("n1#a", "n1#b"), T.plusSeconds(60), 10)))
+        .containsExactly(first.id(), second.id());
+    assertThat(store.heldBy(List.of("n1#a", "n1#b"), T.plusSeconds(60), 10).getFirst()).isEqualTo(first);
+    assertThat(ids(store.heldBy(List.of("n1#a", "n1#b"), T.plusSeconds(60), 1))).containsExactly(first.id());
+    assertThat(store.heldBy(List.of(), T.plusSeconds(60), 10)).isEmpty();
+  }
+
+  // Issue 20: the engine needs to tell "nothing was written" from "it may have committed".
+  @Test
+  void aFailureSaysWhetherTheWorkMayHaveBeenWritten() {
+    FaultyDataSource faults = new FaultyDataSource(dataSource());
+    JdbcNoticeStore faulty = new JdbcNoticeStore(faults.dataSource(),
+        ((JdbcNoticeStore) store).dialect(), clock);
+    String me = Thread.currentThread().getName();
+
+    faults.poolTimeout(me, 1);
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(StoreException.class,
+        () -> faulty.registerNode("n1#a", "n1", T)).outcomeUnknown()).as("no connection: nothing written").isFalse();
+    faults.add(FaultyDataSource.Step.STATEMENT, FaultyDataSource.Fault.BREAK, t -> t.equals(me),
+        sql -> sql.contains("herald_node"), 1, 0);
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(StoreException.class,
+        () -> faulty.registerNode("n1#a", "n1", T)).outcomeUnknown()).as("a statement failed: rolled back").isFalse();
+    assertThat(store.incarnations("n1")).isEmpty();
+
+    faults.loseCommitAnswer(me, 1);
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(StoreException.class,
+        () -> faulty.registerNode("n1#a", "n1", T)).outcomeUnknown()).as("the commit's answer was lost").isTrue();
+    assertThat(store.incarnations("n1")).as("and it had landed").containsExactly("n1#a");
+  }
+
+  @Test
+  void registeringAnIncarnationAgainIsHarmless() {
+    store.registerNode("n1#a", "n1", T);
+    store.registerNode("n1#a", "n1", T.plusSeconds(1)); // its first answer was lost
+    assertThat(store.incarnations("n1")).containsExactly("n1#a");
+    assertThat(store.isAlive("n1#a", T.plusSeconds(1))).isTrue();
+  }
+
+  // Issue 20, finding 5: a confirmation accepted during an attempt must count, whatever the outcome
+  // that attempt then records.
+  @Test
+  void anEarlyConfirmationIsConsumedByTheNextOutcomeThatCanBeConfirmed() {
+    NoticeRow delivering = claimOne(insert(row()));
+    assertThat(store.recordEarlyConfirmation(delivering.id(), T)).isTrue();
+    assertThat(store.recordEarlyConfirmation(delivering.id(), T)).as("twice is one").isTrue();
+
+    Change failed = attempt(delivering, DeliveryResult.retry("read timed out"), T); // Herald's side lost the answer
+    assertThat(failed.ifConfirmed()).isNotNull();
+    assertThat(store.apply(List.of(failed))).containsExactly(Applied.CONFIRMED);
+    NoticeRow now = stored(delivering);
+    assertThat(now.status()).isEqualTo(SUCCEEDED);
+    assertThat(now).isEqualTo(failed.ifConfirmed());
+    assertThat(store.attempts(delivering.id())).singleElement()
+        .satisfies(a -> assertThat(a.outcome()).isEqualTo(DeliveryResult.Outcome.RETRY));
+
+    NoticeRow other = claimOne(insert(row()));
+    Change plain = attempt(other, DeliveryResult.retry("down"), T);
+    assertThat(store.apply(List.of(plain))).as("nothing waiting: as given").containsExactly(Applied.APPLIED);
+    assertThat(stored(other).status()).isEqualTo(FAILED);
+  }
+
+  @Test
+  void anEarlyConfirmationIsRecordedOnlyWhileTheNoticeIsInFlight() {
+    NoticeRow waiting = insert(row().due(T.plusSeconds(60)));
+    assertThat(store.recordEarlyConfirmation(waiting.id(), T)).isFalse();
+    assertThat(store.recordEarlyConfirmation(UUID.randomUUID(), T)).isFalse();
+    NoticeRow held = claimOne(insert(row()));
+    assertThat(store.recordEarlyConfirmation(held.id(), T)).isTrue();
+    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(1);
+    Change after = attempt(held, DeliveryResult.retry("again"), T);
+    assertThat(store.apply(List.of(after))).as("purged: not consumed").containsExactly(Applied.APPLIED);
+  }
+
+  @Test
+  void aStaleChangeConsumesNoConfirmation() {
+    NoticeRow held = claimOne(insert(row()));
+    assertThat(store.recordEarlyConfirmation(held.id(), T)).isTrue();
+    NoticeRow older = new NoticeRow(held.notice(), held.owner(), held.leaseUntil(), held.version() - 1,
+        held.retryBase(), held.shard());
+    assertThat(store.apply(List.of(attempt(older, DeliveryResult.retry("late"), T)))).containsExactly(Applied.STALE);
+    assertThat(store.apply(List.of(attempt(held, DeliveryResult.retry("now"), T)))).containsExactly(Applied.CONFIRMED);
   }
 
   @Test
