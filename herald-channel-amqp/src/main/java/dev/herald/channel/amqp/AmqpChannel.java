@@ -117,6 +117,11 @@ public final class AmqpChannel implements Channel {
     return out;
   }
 
+  /** The broker's publisher, for tests. */
+  BrokerPublisher publisher(String broker) {
+    return brokers.get(broker);
+  }
+
   @Override
   public CompletionStage<DeliveryResult> deliver(Delivery d) {
     if (closed) {

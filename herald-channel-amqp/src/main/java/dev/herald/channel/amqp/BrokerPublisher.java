@@ -174,6 +174,11 @@ final class BrokerPublisher implements AutoCloseable {
     }
   }
 
+  /** How many exchanges have a lane now (at most {@link #MAX_LANES}). */
+  int lanes() {
+    return lanes.size();
+  }
+
   /** Whether the connection is open now. */
   boolean connected() {
     Connection c = connection;

@@ -254,6 +254,25 @@ class AmqpChannelTest {
     assertThat(received).hasSize(300).allSatisfy((id, times) -> assertThat(times).as("message %s", id).isEqualTo(1));
   }
 
+  /** Notices naming exchange after exchange (their own targets) never open more than 64 channels on a broker. */
+  @Test
+  void channelsPerExchangeAreBounded() {
+    AmqpChannel amqp = AmqpChannel.builder().broker("main", broker.uri()).build();
+    ManualRunner runner = herald(amqp, orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    List<Notice> elsewhere = new ArrayList<>();
+    for (int i = 0; i < BrokerPublisher.MAX_LANES + 6; i++) {
+      elsewhere.add(h.enqueue(NoticeRequest.of("order-paid", "{}").target("nowhere-" + i + "/k")));
+    }
+    Notice paid = h.enqueue("order-paid", "{}");
+    runner.runDue();
+
+    assertThat(amqp.publisher("main").lanes()).isEqualTo(BrokerPublisher.MAX_LANES);
+    assertThat(h.operations().find(paid.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(elsewhere).allSatisfy(n -> assertThat(h.operations().find(n.id()).orElseThrow().notice().lastError())
+        .contains("'nowhere-").contains("does not exist"));
+  }
+
   @Test
   void aBrokerThatCannotBeReachedIsRetried() throws Exception {
     int closedPort;
