@@ -138,6 +138,9 @@ public final class AmqpIntake implements AutoCloseable {
       }
       openParking();
       Channel ch = connection.createChannel();
+      if (ch == null) {
+        throw new IOException("no channel left on the connection (channel-max reached)");
+      }
       Taker t = new Taker(ch);
       taker = t;
       try {
@@ -161,6 +164,9 @@ public final class AmqpIntake implements AutoCloseable {
     }
     if (parking == null || !parking.isOpen()) {
       Channel p = connection.createChannel();
+      if (p == null) {
+        throw new IOException("no channel left on the connection (channel-max reached)");
+      }
       p.queueDeclare(parkingQueue, true, false, false, null);
       p.confirmSelect();
       parking = p;
