@@ -117,6 +117,9 @@ final class Claimer {
       throw e;
     }
     ownership.unreserve(limit - rows.size());
+    if (Trace.on()) {
+      Trace.log("claimed under {}: {}", token, Trace.rows(rows));
+    }
     List<NoticeRow> giveBack = new ArrayList<>();
     for (NoticeRow row : rows) {
       try {

@@ -105,7 +105,7 @@ public final class DeliveryEngine {
     Intake intake = new Intake(clock, definitions, settings.maxPayloadBytes(), tracing.traceContext());
     this.ownership = new Ownership(store, clock, settings.nodeId(), settings.nodeTimeout(), reach(),
         settings.maxHeld(), sweepEvery(settings), listeners);
-    this.ownership.onNewIncarnation(poll::request);
+    this.ownership.wakeWith(poll::request);
     Settler settler = new Settler(settings.nodeId(), clock, ownership, listeners, waiters, poll, running);
     this.recorder = new Recorder(store, settings.writeBatch(), settler, listeners);
     settler.recordThrough(recorder);

@@ -120,8 +120,7 @@ final class Firing {
   private void notNow(HeldNotice h, long now) {
     if (!ownership.keepsUnder(h.owner())) {
       if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.TAKEN)) {
-        ownership.release(List.of(h.row), "release a notice of a retired incarnation");
-        ownership.holdings().done(h);
+        ownership.letGo(List.of(h)); // released by the poller: this thread never waits for the database
       }
       return;
     }
@@ -180,6 +179,9 @@ final class Firing {
    * never exceptionally, with its judged outcome (null: a deferral kept in memory).
    */
   CompletableFuture<Recorder.Pending> attempt(HeldNotice h) {
+    if (Trace.on()) {
+      Trace.log("start {} v{} under {}", h.id(), h.row.version(), h.owner());
+    }
     Instant started = clock.instant();
     long t0 = System.nanoTime();
     CompletableFuture<DeliveryResult> attempt;

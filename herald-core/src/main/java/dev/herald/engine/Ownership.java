@@ -55,11 +55,14 @@ final class Ownership {
   private final Listeners listeners;
   private final Semaphore room;
   private final Holdings holdings;
-  private volatile Runnable onNewIncarnation = () -> {};
+  /** Wakes the poller: a new incarnation may claim, rows wait to be released. */
+  private volatile Runnable wake = () -> {};
 
   private volatile Incarnation current;
   private final List<Incarnation> retired = new CopyOnWriteArrayList<>();
   private final Set<UUID> suspects = ConcurrentHashMap.newKeySet();
+  /** Rows let go by threads that must not wait for the database (timer, heartbeat): the poller releases them. */
+  private final java.util.Queue<NoticeRow> toRelease = new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean sweepRequested;
   private volatile long nextSweepNanos;
 
@@ -83,9 +86,9 @@ final class Ownership {
     this.nextSweepNanos = System.nanoTime() + sweepEveryNanos;
   }
 
-  /** Called (on the heartbeat's thread) when a new incarnation is registered: the poller should claim. */
-  void onNewIncarnation(Runnable r) {
-    this.onNewIncarnation = r;
+  /** How to wake the poller, which claims for a new incarnation and releases what others let go. */
+  void wakeWith(Runnable r) {
+    this.wake = r;
   }
 
   Holdings holdings() {
@@ -147,10 +150,14 @@ final class Ownership {
     }
   }
 
-  /** The token claims go under, or null while the current incarnation is not registered. */
+  /**
+   * The token claims go under, or null while the current incarnation is not registered or is past
+   * its fence (its last beat too old to be sure the database still counts it alive: it would see its
+   * own notices as free, and what it claimed it could not start anyway).
+   */
   String claimToken() {
     Incarnation inc = current;
-    return inc.state == State.LIVE ? inc.token : null;
+    return inc.state == State.LIVE && clock.millis() < inc.fencedAt ? inc.token : null;
   }
 
   /** The current incarnation's token, registered or not (for logs). */
@@ -203,7 +210,7 @@ final class Ownership {
     Incarnation inc = current;
     if (inc.state == State.NEW) {
       if (tryRegister(inc)) {
-        onNewIncarnation.run();
+        wake.run();
       }
     } else {
       long now = clock.millis();
@@ -235,8 +242,7 @@ final class Ownership {
       current = new Incarnation(nodeId);
     }
     List<HeldNotice> unstarted = holdings.takeUnstartedOf(inc.token);
-    release(unstarted.stream().map(h -> h.row).toList(), "release the unstarted notices of a retired incarnation");
-    unstarted.forEach(holdings::done);
+    letGo(unstarted);
     String why = stillBeating
         ? "its heartbeat came back after the fence (a slow database or a clock step); it keeps beating until what"
             + " runs under it is recorded"
@@ -247,7 +253,7 @@ final class Ownership {
     log.warn("Herald node {}: retired {}: {}; continuing as {}, released {} unstarted notice(s)", nodeId, inc.token,
         why, current.token, unstarted.size());
     if (tryRegister(current)) {
-      onNewIncarnation.run();
+      wake.run();
     }
   }
 
@@ -303,9 +309,24 @@ final class Ownership {
     suspects.add(id);
   }
 
-  /** Whether a doubt waits to be reconciled, or the periodic sweep is due. */
+  /** Whether a doubt waits to be reconciled, rows wait to be released, or the periodic sweep is due. */
   boolean reconcileDue() {
-    return sweepRequested || !suspects.isEmpty() || System.nanoTime() - nextSweepNanos >= 0;
+    return sweepRequested || !suspects.isEmpty() || !toRelease.isEmpty() || System.nanoTime() - nextSweepNanos >= 0;
+  }
+
+  /**
+   * Lets go of notices taken out of the pipeline, from a thread that must not wait for the database
+   * (the timer, the heartbeat): they leave memory now, and the poller releases their rows.
+   */
+  void letGo(List<HeldNotice> taken) {
+    if (taken.isEmpty()) {
+      return;
+    }
+    for (HeldNotice h : taken) {
+      toRelease.add(h.row);
+      holdings.done(h);
+    }
+    wake.run();
   }
 
   /**
@@ -318,6 +339,11 @@ final class Ownership {
     if (!reconcileDue()) {
       return 0;
     }
+    List<NoticeRow> letGo = new ArrayList<>();
+    for (NoticeRow r; (r = toRelease.poll()) != null; ) {
+      letGo.add(r);
+    }
+    release(letGo, "release notices let go");
     boolean sweep = sweepRequested || System.nanoTime() - nextSweepNanos >= 0;
     List<String> owners = tokens();
     List<UUID> checked = new ArrayList<>(suspects);
@@ -342,12 +368,21 @@ final class Ownership {
     }
     List<NoticeRow> stray = new ArrayList<>();
     for (NoticeRow row : owned) {
+      if (holdings.isHeld(row.id())) {
+        continue;
+      }
+      // Not held: superseded, so that a hold of this version on its way into memory (an adoption) is
+      // refused from now on, or taken out if it got in meanwhile unstarted; held after that means its
+      // attempt runs already: not a stray.
+      holdings.supersede(row.id(), row.version(), clock.millis());
       if (!holdings.isHeld(row.id())) {
-        holdings.supersede(row.id(), row.version(), clock.millis()); // a claim of it still on its way in is dropped
         stray.add(row);
       }
     }
     if (!stray.isEmpty()) {
+      if (Trace.on()) {
+        Trace.log("strays of {}: {}", owners, Trace.rows(stray));
+      }
       List<Change> releases = stray.stream().map(r -> Transitions.release(r, clock.instant())).toList();
       try {
         store.apply(releases);
@@ -374,8 +409,14 @@ final class Ownership {
       return;
     }
     Instant now = clock.instant();
+    if (Trace.on()) {
+      Trace.log("release ({}): {}", what, Trace.rows(rows));
+    }
     try {
-      store.apply(rows.stream().map(r -> Transitions.release(r, now)).toList());
+      for (int from = 0; from < rows.size(); from += 500) {
+        store.apply(rows.subList(from, Math.min(rows.size(), from + 500)).stream()
+            .map(r -> Transitions.release(r, now)).toList());
+      }
     } catch (RuntimeException e) {
       rows.forEach(r -> suspects.add(r.id()));
       listeners.onEngineError(what, e);

@@ -101,14 +101,14 @@ public final class Transitions {
    * The change, able to become a success: if the receiver confirmed while the notice was in flight
    * (during the attempt this change records, or before a release of a delivered notice), the store
    * writes the notice SUCCEEDED instead, with the change (see {@link Change#ifConfirmed()}). A change
-   * to SUCCEEDED or CANCELLED, or of a notice never attempted, stays as it is.
+   * to SUCCEEDED or CANCELLED, or of a notice not attempted since its last resend, stays as it is.
    */
   static Change confirmable(Change c, Instant now) {
     NoticeStatus to = c.next().status();
-    boolean attempted = c.attempt() != null || c.next().notice().attempts() > 0;
+    boolean attempted = c.attempt() != null || c.next().attemptsInBudget() > 0;
     if (c.expected().status() != NoticeStatus.IN_FLIGHT || !attempted || to == NoticeStatus.SUCCEEDED
-        || to == NoticeStatus.CANCELLED) {
-      return c;
+        || !to.canMoveTo(NoticeStatus.SUCCEEDED)) {
+      return c; // a PENDING release (nothing sent in this budget), a cancel: nothing to confirm
     }
     return c.confirmable(move(c.next(), NoticeStatus.SUCCEEDED, null, now).next());
   }

@@ -137,7 +137,9 @@ class OwnershipTest {
     assertThat(o.claimToken()).as("the new token registered at once").isEqualTo(second);
     assertThat(o.mayStart(other, clock.millis())).isFalse();
     assertThat(other.stage()).as("unstarted: let go").isEqualTo(HeldNotice.Stage.GONE);
-    assertThat(rows.get(other.id()).status()).as("and its row released").isEqualTo(NoticeStatus.PENDING);
+    assertThat(o.reconcileDue()).as("its row waits for the poller").isTrue();
+    o.reconcile();
+    assertThat(rows.get(other.id()).status()).as("which releases it").isEqualTo(NoticeStatus.PENDING);
     assertThat(calls).doesNotContain("forget " + first);
 
     calls.clear();
