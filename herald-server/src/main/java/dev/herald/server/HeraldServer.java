@@ -27,6 +27,7 @@ public class HeraldServer {
     if (args.length > 0 && args[0].equals("health")) {
       System.exit(HealthCommand.run(Arrays.copyOfRange(args, 1, args.length), System.getenv(), System.out));
     }
+    StopSignal.exitZeroOnTerm();
     builder().run(args);
   }
 
