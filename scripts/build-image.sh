@@ -7,6 +7,7 @@
 #     /opt/java/openjdk as in the Eclipse Temurin images, with its class data sharing archive.
 # The base is kept in Podman's image store under a tag that hashes what made it (this script's base
 # part and the JDK's version), so later builds reuse it; a machine without it builds it (~1 min).
+# Debian's updates do not change the tag: `podman rmi` the base to take them.
 #
 #   scripts/build-image.sh [TAG]       default TAG: localhost/herald-server:dev
 #

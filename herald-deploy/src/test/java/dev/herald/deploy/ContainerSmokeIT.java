@@ -69,7 +69,7 @@ class ContainerSmokeIT {
       List<String> run = new ArrayList<>(List.of("run", "--detach", "--name", name, "--hostname", HOSTNAME));
       run.addAll(Podman.runtimeOptions());
       run.addAll(List.of("--network", "slirp4netns:allow_host_loopback=true", "--publish", "127.0.0.1::8080",
-          "--read-only", "--tmpfs", "/tmp", "--memory", "1g",
+          "--read-only", "--tmpfs", "/tmp", "--memory", "1g", // as a platform runs it
           "--env", "SPRING_DATASOURCE_URL=jdbc:postgresql://" + HOST_FROM_CONTAINER + ":" + postgres.getPort() + "/postgres",
           "--env", "SPRING_DATASOURCE_USERNAME=postgres",
           "--env", "HERALD_SERVER_BOOTSTRAP_ADMIN_TOKEN=" + ADMIN_TOKEN,
@@ -92,6 +92,8 @@ class ContainerSmokeIT {
         assertThat(logsWhenReady).anyMatch(m -> m.startsWith("Herald schema: applying V1__initial_schema.sql"))
             .anyMatch(m -> m.startsWith("Herald node " + nodeId + " started"));
         assertThat(status(base + "/actuator/health/liveness")).isEqualTo(200);
+        // the heap follows the container's memory limit (1 GiB, 75 %), not the host's memory
+        assertThat(heapMaxBytes(base)).isBetween(512L << 20, 768L << 20);
         assertThat(Podman.podman(Duration.ofSeconds(30), "healthcheck", "run", name).exit())
             .as("the image's HEALTHCHECK").isZero();
 
@@ -153,6 +155,19 @@ class ContainerSmokeIT {
       messages.add(entry.get("message").asString());
     }
     return messages;
+  }
+
+  /** The sum of the heap pools' maximum sizes the server reports to Prometheus. */
+  private long heapMaxBytes(String base) throws IOException, InterruptedException {
+    String scrape = http.send(HttpRequest.newBuilder(URI.create(base + "/actuator/prometheus")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+    long sum = 0;
+    for (String line : scrape.split("\n")) {
+      if (line.startsWith("jvm_memory_max_bytes{") && line.contains("area=\"heap\"")) {
+        sum += Math.max(0, (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+      }
+    }
+    return sum;
   }
 
   private int status(String url) throws IOException, InterruptedException {
