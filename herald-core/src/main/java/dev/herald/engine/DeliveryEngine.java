@@ -358,7 +358,7 @@ public final class DeliveryEngine {
     while (true) {
       Instant now = clock.instant();
       ownership.reconcile();
-      claimer.claim(now, now, Math.min(settings.claimBatch(), ownership.freeRoom()));
+      claimer.claim(ownership.manualToken(), now, now, Math.min(settings.claimBatch(), ownership.freeRoom()));
       List<Recorder.Pending> outcomes = firing.fireDueNow(now.toEpochMilli(), attempted);
       if (outcomes.isEmpty()) {
         return attempted.size();

@@ -91,9 +91,15 @@ public record EngineSettings(
     return (definitions.isEmpty() || definitions.contains(definition)) && (shards.isEmpty() || shards.contains(shard));
   }
 
+  /** The longest setting accepted: ten years (the engine adds settings to instants stored as epoch millis). */
+  private static final Duration LONGEST = Duration.ofDays(3650);
+
   private static void positive(String field, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
       throw new InvalidInputException(field, "must be a positive duration, was " + d);
+    }
+    if (d.compareTo(LONGEST) > 0) {
+      throw new InvalidInputException(field, "must be at most " + LONGEST.toDays() + " days, was " + d);
     }
   }
 
