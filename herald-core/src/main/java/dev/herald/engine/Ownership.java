@@ -254,23 +254,27 @@ final class Ownership {
         stray.add(row);
       }
     }
+    int released = 0;
     if (!stray.isEmpty()) {
       if (Trace.on()) {
         Trace.log("strays of {}: {}", owners, Trace.rows(stray));
       }
       List<Change> releases = stray.stream().map(r -> Transitions.release(r, clock.instant())).toList();
       try {
-        store.apply(releases);
+        // Most "strays" of a sweep are notices recorded between its read and its look at memory: their
+        // releases find the row moved on and write nothing. Only the ones written were really stranded.
+        released = (int) store.apply(releases).stream().filter(dev.herald.spi.Applied::written).count();
       } catch (RuntimeException e) {
         stray.forEach(r -> suspects.add(r.id()));
         throw e;
       }
-      log.warn("Herald node {}: released {} notice(s) held under its own tokens by no memory (a write whose answer"
-          + " was lost, or a failed release): {}", nodeId, stray.size(),
-          stray.stream().limit(10).map(r -> r.id().toString()).toList());
+      if (released > 0) {
+        log.warn("Herald node {}: released {} notice(s) held under its own tokens by no memory (a write whose"
+            + " answer was lost, or a failed release)", nodeId, released);
+      }
     }
     checked.forEach(suspects::remove);
-    return stray.size();
+    return released;
   }
 
   // ================================================================ releases
