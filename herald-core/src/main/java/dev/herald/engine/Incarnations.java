@@ -1,6 +1,7 @@
 package dev.herald.engine;
 
 import dev.herald.HeraldException;
+import dev.herald.HeraldListener;
 import dev.herald.engine.Incarnation.State;
 import dev.herald.spi.NoticeStore;
 import java.time.Clock;
@@ -152,6 +153,7 @@ final class Incarnations {
    * beats the retired ones that still hold something, and forgets those that hold nothing.
    */
   void heartbeat() {
+    tendRetired(); // first: attempts still run under them, and a slow beat of the current one must not delay theirs
     Incarnation inc = current;
     if (inc.state == State.NEW) {
       if (tryRegister(inc)) {
@@ -171,7 +173,6 @@ final class Incarnations {
         retire(inc, refreshed);
       }
     }
-    tendRetired();
   }
 
   /** Replaces the current incarnation, because its beat was refused ({@code !stillBeating}) or came back late. */
@@ -196,6 +197,9 @@ final class Incarnations {
         + " unstarted notice(s) released)"));
     log.warn("Herald node {}: retired {}: {}; continuing as {}, released {} unstarted notice(s)", nodeId, inc.token,
         why, current.token, unstarted.size());
+    if (!stillBeating) {
+      lapsedWhileRunning(inc);
+    }
     if (tryRegister(current)) {
       wake.run();
     }
@@ -215,12 +219,37 @@ final class Incarnations {
           long now = clock.millis();
           if (!store.heartbeat(inc.token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis))) {
             inc.state = State.LAPSED;
+            lapsedWhileRunning(inc);
           }
         }
       } catch (RuntimeException e) {
         listeners.onEngineError("tend retired incarnation " + inc.token, e);
       }
     }
+  }
+
+  /**
+   * The step {@link HeraldListener#onEngineError} is told when an incarnation lapsed while attempts
+   * under it still ran: another node may deliver those notices at the same time.
+   */
+  static final String LAPSE_WHILE_DELIVERING = "lapse while delivering";
+
+  /**
+   * Says so when an incarnation lapsed with attempts under it still running: its heartbeat came later
+   * than the node timeout (a stalled database, a starved or paused process), so other nodes may now
+   * deliver those notices while they run here. Outside the budget this node relies on, and worth an
+   * operator's attention.
+   */
+  private void lapsedWhileRunning(Incarnation inc) {
+    int running = holdings.runningOf(inc.token);
+    if (running == 0) {
+      return;
+    }
+    String message = "node " + nodeId + ": incarnation " + inc.token + " lapsed with " + running + " attempt(s)"
+        + " under it still running: its heartbeat came later than the node timeout (a stalled database, a starved"
+        + " or paused process), so other nodes may deliver those notices again while they run here";
+    listeners.onEngineError(LAPSE_WHILE_DELIVERING, new HeraldException(message));
+    log.error("Herald {}", message);
   }
 
   private long fenceAfter() {

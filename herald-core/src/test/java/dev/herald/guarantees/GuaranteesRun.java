@@ -235,6 +235,9 @@ final class GuaranteesRun {
         .listener(new HeraldListener() {
           @Override
           public void onEngineError(String step, Throwable error) {
+            if (step.equals("lapse while delivering")) { // the engine says its liveness budget was exceeded
+              journal.event("lapse", node.label, journal.now());
+            }
             if (node.alive()) {
               journal.trouble("engine error: " + step.replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "<id>"));
             }
