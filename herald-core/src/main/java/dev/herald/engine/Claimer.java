@@ -51,6 +51,7 @@ final class Claimer {
     while (running.getAsBoolean()) {
       long wait = settings.pollInterval().toMillis();
       try {
+        ownership.answerRevocations();
         ownership.reconcile();
         int asked = Math.min(settings.claimBatch(), ownership.freeRoom());
         if (asked == 0 || asked < smallestClaim() && System.nanoTime() - lastClaim < settings.pollInterval().toNanos()) {

@@ -186,6 +186,9 @@ final class Incarnations {
       retired.add(inc);
       current = new Incarnation(nodeId);
     }
+    if (stillBeating) {
+      beatRetired(inc); // at once: the late answer used up most of its row's freshness
+    }
     List<HeldNotice> unstarted = holdings.takeUnstartedOf(inc.token);
     letGo.accept(unstarted);
     String why = stillBeating
@@ -216,15 +219,24 @@ final class Incarnations {
           retired.remove(inc);
           log.info("Herald node {}: forgot retired incarnation {}", nodeId, inc.token);
         } else if (inc.state == State.RETIRING) {
-          long now = clock.millis();
-          if (!store.heartbeat(inc.token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis))) {
-            inc.state = State.LAPSED;
-            lapsedWhileRunning(inc);
-          }
+          beatRetired(inc);
         }
       } catch (RuntimeException e) {
         listeners.onEngineError("tend retired incarnation " + inc.token, e);
       }
+    }
+  }
+
+  /** Renews a retired incarnation's row while something of it is held; a refused beat makes it lapsed. */
+  private void beatRetired(Incarnation inc) {
+    try {
+      long now = clock.millis();
+      if (!store.heartbeat(inc.token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis))) {
+        inc.state = State.LAPSED;
+        lapsedWhileRunning(inc);
+      }
+    } catch (RuntimeException e) {
+      listeners.onEngineError("beat retired incarnation " + inc.token, e);
     }
   }
 

@@ -57,6 +57,8 @@ final class Ownership {
   private final java.util.Queue<NoticeRow> toRelease = new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean sweepRequested;
   private volatile long nextSweepNanos;
+  private final long revocationEveryNanos;
+  private volatile long nextRevocationsNanos;
 
   /**
    * @param reach how far past now a held notice can be due (look-ahead plus node timeout): the
@@ -76,6 +78,7 @@ final class Ownership {
     this.incarnations = new Incarnations(store, clock, nodeId, nodeTimeout, reach, listeners, holdings, this::letGo,
         () -> wake.run());
     this.nextSweepNanos = System.nanoTime() + sweepEveryNanos;
+    this.revocationEveryNanos = nodeTimeout.toNanos() / 4;
   }
 
   /** How to wake the poller, which claims for a new incarnation and releases what others let go. */
@@ -275,6 +278,43 @@ final class Ownership {
     }
     checked.forEach(suspects::remove);
     return released;
+  }
+
+  // ================================================================ revocations
+
+  /**
+   * Answers what operators on other nodes asked of this node's tokens, at most once per {@code
+   * revocationEvery}: an unstarted notice is let go (its row released), one not in memory is suspected
+   * (reconciliation releases it if one of these tokens still owns it), one being delivered is answered
+   * once its outcome is recorded. On the poller's thread, never the heartbeat's: no beat waits for it.
+   */
+  void answerRevocations() {
+    if (System.nanoTime() - nextRevocationsNanos < 0) {
+      return;
+    }
+    nextRevocationsNanos = System.nanoTime() + revocationEveryNanos;
+    List<UUID> asked = new ArrayList<>();
+    for (String token : tokens()) {
+      asked.addAll(store.revocationsFor(token));
+    }
+    if (asked.isEmpty()) {
+      return;
+    }
+    List<HeldNotice> taken = new ArrayList<>();
+    List<UUID> answered = new ArrayList<>();
+    for (UUID id : asked) {
+      Holdings.Taken t = holdings.take(id);
+      switch (t.result()) {
+        case TAKEN -> taken.add(t.notice());
+        case NOT_HELD -> suspect(id);
+        case BUSY -> {
+          continue; // answered once its attempt is recorded
+        }
+      }
+      answered.add(id);
+    }
+    letGo(taken);
+    store.clearRevocations(answered);
   }
 
   // ================================================================ releases
