@@ -28,6 +28,9 @@ final class WebhookExchange {
    * dead connection out of the client's pool, so a fresh one comes soon.
    */
   static final int MAX_STALE_RESENDS = 3;
+  /** Headers the channel sets itself: extra headers never replace them. */
+  private static final java.util.Set<String> OWN_HEADERS =
+      java.util.Set.of("content-type", "user-agent", "herald-attempt", "traceparent", "content-length", "host");
 
   private final HttpClient client;
   private final TargetPolicy policy;
@@ -36,8 +39,11 @@ final class WebhookExchange {
   private final Duration connectTimeout;
   private final ResponseJudge judge;
   private final long keepAliveNanos;
+  private final java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders;
 
-  WebhookExchange(HttpClient client, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout) {
+  WebhookExchange(HttpClient client, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout,
+      java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders) {
+    this.extraHeaders = extraHeaders;
     this.client = client;
     this.policy = policy;
     this.clock = clock;
@@ -128,6 +134,13 @@ final class WebhookExchange {
     header(rb, log, "herald-attempt", Integer.toString(d.attempt()));
     if (d.traceparent() != null) {
       header(rb, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
+    }
+    for (java.util.Map.Entry<String, String> h : extraHeaders.apply(d).entrySet()) {
+      String name = h.getKey().toLowerCase(java.util.Locale.ROOT);
+      if (!OWN_HEADERS.contains(name) && !name.startsWith("webhook-")) {
+        rb.header(h.getKey(), h.getValue());
+        log.append("> ").append(name).append(": (not logged)\n");
+      }
     }
     log.append("> (body: ").append(body.length).append(" bytes)\n");
     return rb.build();
