@@ -85,7 +85,7 @@ final class TokenCommand {
         }
         return 0;
       }
-      ApiTokens.Created c = tokens.create(name, r, "token command");
+      ApiTokens.Created c = tokens.create(name, r, r == Role.ADMIN ? null : Tenants.DEFAULT, "token command");
       out.println("Created " + r.text() + " token '" + c.info().name() + "' (id " + c.info().id()
           + "). It is shown only this once:");
       out.println();

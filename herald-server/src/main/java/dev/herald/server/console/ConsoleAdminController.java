@@ -172,7 +172,8 @@ class ConsoleAdminController {
       return "redirect:/console/admin/tokens";
     }
     try {
-      ApiTokens.Created created = tokens.create(name, r, "console:" + auth.getName());
+      ApiTokens.Created created = tokens.create(name, r, r == Role.ADMIN ? null : dev.herald.server.Tenants.DEFAULT,
+          "console:" + auth.getName());
       flash.addFlashAttribute("newToken", created.token());
     } catch (RuntimeException e) {
       flash.addFlashAttribute("error", e.getMessage());
@@ -183,7 +184,7 @@ class ConsoleAdminController {
   @PostMapping("/admin/tokens/{id}/revoke")
   String revokeToken(@PathVariable String id, RedirectAttributes flash) {
     try {
-      tokens.revoke(id);
+      tokens.revoke(id, new dev.herald.server.Caller("user", null, true, null));
       flash.addFlashAttribute("message", "Token " + id + " revoked");
     } catch (RuntimeException e) {
       flash.addFlashAttribute("error", e.getMessage());

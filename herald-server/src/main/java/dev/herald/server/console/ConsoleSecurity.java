@@ -37,8 +37,9 @@ class ConsoleSecurity {
 
   @Bean
   ConsoleBootstrap consoleBootstrap(ConsoleUsers users,
-      @Value("${herald.server.console.admin-password:}") String adminPassword) {
-    return new ConsoleBootstrap(users, adminPassword);
+      @Value("${herald.server.console.admin-password:}") String adminPassword,
+      dev.herald.server.FirstStartSecrets firstStart) {
+    return new ConsoleBootstrap(users, adminPassword, firstStart);
   }
 
   @Bean
