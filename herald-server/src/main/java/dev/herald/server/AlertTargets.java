@@ -30,14 +30,19 @@ public final class AlertTargets {
     }
     String email = d.options().get(EMAIL);
     if (email != null && !email.isBlank()) {
-      try {
-        InternetAddress[] to = InternetAddress.parse(email.strip(), true);
-        if (to.length == 0 || to.length > 50) {
-          throw new InvalidInputException("options." + EMAIL, "must be 1 to 50 e-mail addresses separated by commas");
-        }
-      } catch (AddressException e) {
-        throw new InvalidInputException("options." + EMAIL, "is not a list of e-mail addresses: " + e.getMessage());
+      checkEmail(email);
+    }
+  }
+
+  /** @throws InvalidInputException naming {@code options.alert.email} */
+  public void checkEmail(String email) {
+    try {
+      InternetAddress[] to = InternetAddress.parse(email.strip(), true);
+      if (to.length == 0 || to.length > 50) {
+        throw new InvalidInputException("options." + EMAIL, "must be 1 to 50 e-mail addresses separated by commas");
       }
+    } catch (AddressException e) {
+      throw new InvalidInputException("options." + EMAIL, "is not a list of e-mail addresses: " + e.getMessage());
     }
   }
 

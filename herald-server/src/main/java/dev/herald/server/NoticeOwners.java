@@ -86,11 +86,16 @@ public final class NoticeOwners {
     }
   }
 
+  /** As {@link #write}, one notice: for notices the server creates itself (alerts). */
+  public void writeOne(Connection c, UUID id, String tenant) throws SQLException {
+    write(c, List.of(id), tenant);
+  }
+
   /**
    * A condition on a notice table's {@code id} column (aliased {@code n}) that keeps the notices of
    * {@code tenant}; its one parameter, if any, is added to {@code params}.
    */
-  static String filter(String tenant, List<Object> params) {
+  public static String filter(String tenant, List<Object> params) {
     if (tenant.equals(Tenants.DEFAULT)) {
       return "NOT EXISTS (SELECT 1 FROM herald_server_notice_tenant o WHERE o.notice_id = n.id)";
     }

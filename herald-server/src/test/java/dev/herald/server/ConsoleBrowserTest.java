@@ -30,7 +30,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {
-  static final String ADMIN_PASSWORD = "admin-password-for-tests";
+  static final String ADMIN_PASSWORD = "lantern-quartz-meadow-7";
   static final String OPERATOR_PASSWORD = "operator-password-1";
   static final String VIEWER_PASSWORD = "viewer-password-12";
 
