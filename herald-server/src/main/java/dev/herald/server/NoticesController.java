@@ -507,6 +507,11 @@ class NoticesController {
       } catch (InvalidInputException e) {
         String field = e.field().equals("edit") ? itemPath : itemField(child(itemPath, e.field()), false);
         fail(r, 400, "invalid_input", field, e.reason());
+      } catch (ApiException e) {
+        if (e.status() != 400 || e.field() == null) {
+          throw e;
+        }
+        fail(r, 400, "invalid_input", e.field(), e.reason());
       }
       failed++;
     }
