@@ -136,6 +136,11 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean(destroyMethod = "close")
+  HeaderTimeout headerTimeout(ServerProperties p) {
+    return new HeaderTimeout(p.getHeaderTimeout());
+  }
+
+  @Bean(destroyMethod = "close")
   ServerHousekeeping serverHousekeeping(NoticeOwners owners) {
     return new ServerHousekeeping(owners);
   }
