@@ -73,7 +73,7 @@ final class TokenCommand {
     try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(Context.class)
         .web(WebApplicationType.NONE)
         .bannerMode(Banner.Mode.OFF)
-        .listeners(new EmbeddedDatabaseDefaults())
+        .listeners(new EmbeddedDatabaseDefaults(), new SealedProperties())
         .run(springArgs.toArray(String[]::new))) {
       DataSource ds = ctx.getBean(DataSource.class);
       ServerSchema.migrate(ds, Clock.systemUTC());

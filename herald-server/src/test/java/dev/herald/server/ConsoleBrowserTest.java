@@ -309,6 +309,27 @@ class ConsoleBrowserTest {
     wait.until(ExpectedConditions.urlContains("/console/login"));
   }
 
+  @Test
+  @Order(10)
+  void nothingOfTheConsoleStaysInTheBrowsersStorage() {
+    loginAs("admin", ADMIN_PASSWORD);
+    browser.get(server.url("/console/notices"));
+    browser.findElement(By.id("f-text")).sendKeys("payout");
+    browser.findElement(By.id("do-search")).click(); // htmx: the page is swapped and its URL pushed
+    wait.until(ExpectedConditions.urlContains("text=payout"));
+    wait.until(d -> d.findElements(By.cssSelector("tr.notice-row")).size() == 3);
+    JavascriptExecutor js = browser;
+    assertThat(js.executeScript("return localStorage.getItem('htmx-history-cache');"))
+        .as("htmx keeps no copy of pages (descriptions, errors) in localStorage").isNull();
+    browser.findElement(By.id("logout")).click();
+    wait.until(ExpectedConditions.urlContains("/console/login?logout"));
+    assertThat(((Number) js.executeScript("return localStorage.length + sessionStorage.length;")).intValue())
+        .as("after logout").isZero();
+    browser.navigate().back();
+    wait.until(ExpectedConditions.urlContains("/console/login"));
+    assertThat(browser.getPageSource()).as("going back shows no page of the session").doesNotContain("payout 1");
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private void loginAs(String user, String password) {
