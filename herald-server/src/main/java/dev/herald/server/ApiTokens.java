@@ -243,7 +243,7 @@ public final class ApiTokens {
   }
 
   /** The token table cannot be read: the database is down. Answered with 503. */
-  static final class StoreUnavailable extends RuntimeException {
+  public static final class StoreUnavailable extends RuntimeException {
     StoreUnavailable(String message, Throwable cause) {
       super(message, cause);
     }

@@ -261,9 +261,18 @@ class ConsoleAdminController {
           + ", tenant " + (t == null ? "every tenant" : t));
       flash.addFlashAttribute("newToken", created.token());
     } catch (RuntimeException e) {
-      flash.addFlashAttribute("error", e.getMessage());
+      flash.addFlashAttribute("error", shown(e));
     }
     return "redirect:/console/admin/tokens";
+  }
+
+  /** A refusal's message for the page; a database failure's only in the log (it may hold SQL). */
+  private static String shown(RuntimeException e) {
+    if (e instanceof ApiTokens.StoreUnavailable || e instanceof IllegalStateException) {
+      org.slf4j.LoggerFactory.getLogger(ConsoleAdminController.class).warn("console: {}", e.getMessage(), e);
+      return "The database failed; nothing was changed. See the server's log.";
+    }
+    return e.getMessage();
   }
 
   @PostMapping("/admin/tokens/{id}/revoke")
@@ -275,7 +284,7 @@ class ConsoleAdminController {
       audit.record(caller, revoked.tenant(), "token.revoke", id, "'" + revoked.name() + "'");
       flash.addFlashAttribute("message", "Token " + id + " revoked");
     } catch (RuntimeException e) {
-      flash.addFlashAttribute("error", e.getMessage());
+      flash.addFlashAttribute("error", shown(e));
     }
     return "redirect:/console/admin/tokens";
   }
