@@ -60,15 +60,7 @@ final class CallbackOrigins {
   /** Every origin the notices of a signing definition may name, for this tenant. */
   static Set<String> allowed(NoticeDefinition d, Tenants.Tenant tenant) {
     Set<String> out = new LinkedHashSet<>(read(d, "options." + OPTION));
-    for (String u : (d.target() + " " + d.options().getOrDefault("fallback-targets", "")).strip().split("\\s+")) {
-      if (!u.isBlank() && !u.equals(Views.PER_NOTICE_TARGET)) {
-        try {
-          out.add(HttpChannel.endpointOf(u));
-        } catch (InvalidInputException e) {
-          // not a URL: nothing to allow
-        }
-      }
-    }
+    out.addAll(TenantEndpoints.origins(d));
     if (tenant != null) {
       out.addAll(tenant.callbackOrigins());
     }

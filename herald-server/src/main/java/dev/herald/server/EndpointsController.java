@@ -89,12 +89,7 @@ class EndpointsController {
 
   /** Endpoints are shared by every tenant: only admins of every tenant change them. */
   private static Caller operator(HttpServletRequest request) {
-    Caller caller = ApiFilter.caller(request);
-    if (!caller.everyTenant()) {
-      throw ApiException.forbidden(request.getMethod() + " " + request.getRequestURI() + " changes an endpoint every"
-          + " tenant shares: it needs an admin token of every tenant; this one is tenant " + caller.tenant() + "'s");
-    }
-    return caller;
+    return ApiFilter.operator(request, "changes an endpoint every tenant shares");
   }
 
   /** The control's refusal as a 400 naming the field. */

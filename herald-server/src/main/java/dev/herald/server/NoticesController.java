@@ -62,9 +62,6 @@ class NoticesController {
       "limit");
   private static final int MAX_LISTED_ERRORS = 100;
 
-  /** Separates a tenant's id from its notices' keys in shared definitions (never in a key the API accepts). */
-  static final char KEY_SEPARATOR = '\u001f';
-
   private final Herald herald;
   private final HttpChannel http;
   private final ServerProperties properties;
@@ -95,19 +92,6 @@ class NoticesController {
     return bodies.object(request);
   }
 
-  /** A tenant's key in a definition other tenants may share: its own namespace. */
-  static String tenantKey(String tenant, String key) {
-    return key == null || tenant.equals(Tenants.DEFAULT) ? key : KEY_SEPARATOR + tenant + KEY_SEPARATOR + key;
-  }
-
-  /** The key as its tenant wrote it. */
-  static String ownKey(String stored) {
-    if (stored == null || stored.isEmpty() || stored.charAt(0) != KEY_SEPARATOR) {
-      return stored;
-    }
-    int end = stored.indexOf(KEY_SEPARATOR, 1);
-    return end < 0 ? stored : stored.substring(end + 1);
-  }
 
   // ------------------------------------------------------------------------------------ create
 
@@ -231,9 +215,9 @@ class NoticesController {
     }
     NoticeRequest r = NoticeRequest.of(name, payload)
         .description(JsonInput.text(o, path, "description"))
-        .idempotencyKey(tenantKey(tenant, key(o, path, "idempotencyKey", tenant)))
+        .idempotencyKey(TenantKeys.stored(tenant, key(o, path, "idempotencyKey", tenant)))
         .shardKey(JsonInput.text(o, path, "shardKey"))
-        .orderingKey(tenantKey(tenant, key(o, path, "orderingKey", tenant)))
+        .orderingKey(TenantKeys.stored(tenant, key(o, path, "orderingKey", tenant)))
         .target(url);
     String own = JsonInput.text(o, path, "traceparent");
     if (own != null && !Traceparent.isValid(own)) {
@@ -602,7 +586,7 @@ class NoticesController {
   static ObjectNode view(Notice n) {
     ObjectNode o = Views.notice(n);
     if (n.idempotencyKey() != null) {
-      o.put("idempotencyKey", ownKey(n.idempotencyKey()));
+      o.put("idempotencyKey", TenantKeys.own(n.idempotencyKey()));
     }
     return o;
   }
@@ -610,7 +594,7 @@ class NoticesController {
   static ObjectNode detail(NoticeDetail d) {
     ObjectNode o = Views.detail(d);
     if (d.notice().idempotencyKey() != null) {
-      o.put("idempotencyKey", ownKey(d.notice().idempotencyKey()));
+      o.put("idempotencyKey", TenantKeys.own(d.notice().idempotencyKey()));
     }
     return o;
   }

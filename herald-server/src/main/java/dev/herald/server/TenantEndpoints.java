@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * /endpoints}: the origins of the definitions it sees, and those of its notices' own callback URLs,
  * recorded in {@code herald_server_tenant_endpoint} (once per tenant and origin).
  */
-final class TenantEndpoints {
+public final class TenantEndpoints {
   private static final Logger log = LoggerFactory.getLogger(TenantEndpoints.class);
   private static final int REMEMBERED = 100_000;
 
@@ -101,14 +101,23 @@ final class TenantEndpoints {
       throw new ApiTokens.StoreUnavailable("cannot read the tenant's endpoints: " + e.getMessage(), e);
     }
     for (NoticeDefinition d : scope.definitions(caller, herald)) {
-      if (!d.channel().equals(HttpChannel.NAME)) {
-        continue;
-      }
-      for (String u : (d.target() + " " + d.options().getOrDefault("fallback-targets", "")).strip().split("\\s+")) {
+      out.addAll(origins(d));
+    }
+    return out;
+  }
+
+  /** The endpoints (origins) of a definition's own targets: its target and its fallback-targets. */
+  public static Set<String> origins(NoticeDefinition d) {
+    Set<String> out = new HashSet<>();
+    if (!d.channel().equals(HttpChannel.NAME)) {
+      return out;
+    }
+    for (String u : (d.target() + " " + d.options().getOrDefault("fallback-targets", "")).strip().split("\\s+")) {
+      if (!u.isBlank() && !u.equals(Views.PER_NOTICE_TARGET)) {
         try {
           out.add(HttpChannel.endpointOf(u));
         } catch (InvalidInputException e) {
-          // not a URL
+          // not a URL: no endpoint
         }
       }
     }

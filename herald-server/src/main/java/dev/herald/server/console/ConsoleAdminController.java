@@ -138,9 +138,16 @@ class ConsoleAdminController {
       return r;
     }).toList();
     model.addAttribute("endpoints", rows);
-    Set<String> mine = tenant == null ? null : endpointsOf(visible);
+    Set<String> mine = null;
+    if (tenant != null) {
+      mine = new java.util.HashSet<>();
+      for (NoticeDefinition d : visible) {
+        mine.addAll(dev.herald.server.TenantEndpoints.origins(d));
+      }
+    }
+    Set<String> shown = mine;
     model.addAttribute("httpEndpoints", endpointControl.endpoints().stream()
-        .filter(e -> mine == null || mine.contains(e.endpoint())).map(e -> {
+        .filter(e -> shown == null || shown.contains(e.endpoint())).map(e -> {
           Map<String, Object> r = new LinkedHashMap<>();
           r.put("endpoint", e.endpoint());
           r.put("circuit", e.circuit().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
@@ -159,20 +166,6 @@ class ConsoleAdminController {
     // endpoints are shared by every tenant: only its admins change them
     model.addAttribute("mayChangeEndpoints", ConsoleSecurity.everyTenantAdmin(auth));
     return "console/endpoints";
-  }
-
-  private static Set<String> endpointsOf(List<NoticeDefinition> definitions) {
-    Set<String> out = new java.util.HashSet<>();
-    for (NoticeDefinition d : definitions) {
-      for (String u : (d.target() + " " + d.options().getOrDefault("fallback-targets", "")).strip().split("\\s+")) {
-        try {
-          out.add(dev.herald.channel.http.HttpChannel.endpointOf(u));
-        } catch (InvalidInputException e) {
-          // not a URL
-        }
-      }
-    }
-    return out;
   }
 
   /** Admins of every tenant only (as in the API; {@link ConsoleSecurity} checks it): the endpoint's notices wait. */

@@ -155,7 +155,7 @@ class ConsoleController {
     boolean admin = caller.admin();
     model.addAttribute("n", d.notice());
     model.addAttribute("target", admin ? d.notice().target() : UrlMasking.mask(d.notice().target()));
-    model.addAttribute("idempotencyKey", ownKey(d.notice().idempotencyKey()));
+    model.addAttribute("idempotencyKey", dev.herald.server.TenantKeys.own(d.notice().idempotencyKey()));
     model.addAttribute("attempts", d.attempts().stream()
         .map(a -> Map.of("number", a.number(), "startedAt", a.startedAt(), "duration", a.duration().toMillis(),
             "outcome", a.outcome(), "detail", a.detail() == null ? "" : admin ? Masking.signatures(a.detail())
@@ -163,15 +163,6 @@ class ConsoleController {
             "node", a.node() == null ? "" : a.node()))
         .toList());
     return "console/notice";
-  }
-
-  /** A key as its tenant wrote it (keys of tenants other than the default are stored in their namespace). */
-  static String ownKey(String stored) {
-    if (stored == null || stored.isEmpty() || stored.charAt(0) != '\u001f') {
-      return stored;
-    }
-    int end = stored.indexOf('\u001f', 1);
-    return end < 0 ? stored : stored.substring(end + 1);
   }
 
   @PostMapping("/notices/{id}/{action:resend|cancel|confirm}")

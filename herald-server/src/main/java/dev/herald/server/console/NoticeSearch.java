@@ -123,11 +123,10 @@ final class NoticeSearch {
       // a key of a tenant other than the default is stored in the tenant's namespace
       sql.append(" AND (idempotency_key = ? OR idempotency_key = ?");
       params.add(c.key());
-      params.add(c.tenant() == null || c.tenant().equals(dev.herald.server.Tenants.DEFAULT) ? c.key()
-          : "\u001f" + c.tenant() + "\u001f" + c.key());
+      params.add(c.tenant() == null ? c.key() : dev.herald.server.TenantKeys.stored(c.tenant(), c.key()));
       if (c.tenant() == null) {
         sql.append(" OR idempotency_key LIKE ? ESCAPE '!'");
-        params.add("\u001f%\u001f" + c.key().replace("!", "!!").replace("%", "!%").replace("_", "!_"));
+        params.add(dev.herald.server.TenantKeys.anyTenant(c.key()));
       }
       sql.append(")");
     }
