@@ -87,7 +87,7 @@ public final class TenantEndpoints {
   }
 
   /** Every endpoint the caller's tenant has: recorded, or a target of a definition it sees. */
-  Set<String> of(Caller caller, TenantScope scope, Herald herald) {
+  public Set<String> of(Caller caller, TenantScope scope, Herald herald) {
     Set<String> out = new HashSet<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement("SELECT endpoint FROM herald_server_tenant_endpoint WHERE tenant = ?")) {

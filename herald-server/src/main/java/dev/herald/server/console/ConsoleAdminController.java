@@ -48,9 +48,12 @@ class ConsoleAdminController {
   private final EndpointControl endpointControl;
   private final TenantScope scope;
   private final AuditLog audit;
+  private final dev.herald.server.TenantEndpoints tenantEndpoints;
 
   ConsoleAdminController(Herald herald, ApiTokens tokens, ConsoleUsers users, DataSource dataSource,
-      EndpointControl endpointControl, TenantScope scope, AuditLog audit) {
+      EndpointControl endpointControl, TenantScope scope, AuditLog audit,
+      dev.herald.server.TenantEndpoints tenantEndpoints) {
+    this.tenantEndpoints = tenantEndpoints;
     this.herald = herald;
     this.tokens = tokens;
     this.users = users;
@@ -138,14 +141,7 @@ class ConsoleAdminController {
       return r;
     }).toList();
     model.addAttribute("endpoints", rows);
-    Set<String> mine = null;
-    if (tenant != null) {
-      mine = new java.util.HashSet<>();
-      for (NoticeDefinition d : visible) {
-        mine.addAll(dev.herald.server.TenantEndpoints.origins(d));
-      }
-    }
-    Set<String> shown = mine;
+    Set<String> shown = tenant == null ? null : tenantEndpoints.of(caller, scope, herald);
     model.addAttribute("httpEndpoints", endpointControl.endpoints().stream()
         .filter(e -> shown == null || shown.contains(e.endpoint())).map(e -> {
           Map<String, Object> r = new LinkedHashMap<>();
