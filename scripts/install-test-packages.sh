@@ -1,30 +1,39 @@
 #!/usr/bin/env bash
-# Makes sure the browser tests of herald-server can run: Debian's chromium and chromium-driver.
-# Idempotent: does nothing when /usr/bin/chromium and /usr/bin/chromedriver exist. Otherwise installs
-# them with apt-get when running as root, or says what to run and fails.
-# Run by the herald-server build before its tests (exec-maven-plugin), and by .ci/run.
+# Makes sure the tests that need programs from Debian can run:
+#   - the console's browser tests (herald-server): chromium and chromium-driver;
+#   - the image smoke test (herald-deploy): podman, runc (crun refuses these machines' hybrid
+#     cgroups), slirp4netns (the container's network, on the host's loopback) and mmdebstrap (the
+#     image's base, from Debian packages).
+# Idempotent: does nothing when all are present. Otherwise installs the missing packages with apt-get
+# when running as root, or says what to run and fails.
+# Run by the herald-server and herald-deploy builds before their tests (exec-maven-plugin), and by .ci/run.
 set -euo pipefail
 
-chromium=/usr/bin/chromium
-driver=/usr/bin/chromedriver
+missing=()
+[[ -x /usr/bin/chromium ]] || missing+=(chromium)
+[[ -x /usr/bin/chromedriver ]] || missing+=(chromium-driver)
+for command in podman runc slirp4netns mmdebstrap; do
+  command -v "$command" >/dev/null || missing+=("$command")
+done
 
-if [[ -x "$chromium" && -x "$driver" ]]; then
-  echo "install-test-packages: chromium and chromedriver present ($("$chromium" --version 2>/dev/null || echo "$chromium"))"
+if (( ${#missing[@]} == 0 )); then
+  echo "install-test-packages: chromium, chromedriver, podman, runc, slirp4netns, mmdebstrap present ($(/usr/bin/chromium --version 2>/dev/null || echo chromium); $(podman --version))"
   exit 0
 fi
 
-echo "install-test-packages: $chromium or $driver is missing; the console's browser tests need them"
+echo "install-test-packages: missing ${missing[*]}; the browser and container tests need them"
 if [[ "$(id -u)" != "0" ]]; then
   echo "install-test-packages: not root, so not installing. Run as root:" >&2
-  echo "    apt-get update && apt-get install -y chromium chromium-driver" >&2
+  echo "    apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
   exit 1
 fi
 if ! command -v apt-get >/dev/null; then
-  echo "install-test-packages: no apt-get here; install Chromium and its driver at $chromium and $driver" >&2
+  echo "install-test-packages: no apt-get here; install ${missing[*]}" >&2
   exit 1
 fi
-echo "install-test-packages: apt-get update && apt-get install -y chromium chromium-driver"
+echo "install-test-packages: apt-get update && apt-get install -y ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+start=$SECONDS
 apt-get update -q
-apt-get install -y -q --no-install-recommends chromium chromium-driver
-echo "install-test-packages: installed $("$chromium" --version 2>/dev/null || echo chromium)"
+apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "install-test-packages: installed ${missing[*]} in $((SECONDS - start)) s"

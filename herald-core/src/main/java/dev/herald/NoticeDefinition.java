@@ -71,12 +71,16 @@ public record NoticeDefinition(
     if (maxAttempts < 1 && maxAttempts != UNLIMITED) {
       throw new InvalidInputException("maxAttempts", "must be >= 1, or -1 for unlimited; was " + maxAttempts);
     }
-    if (maxInterval != null && (maxInterval.isNegative() || maxInterval.isZero())) {
-      throw new InvalidInputException("maxInterval", "must be positive, was " + maxInterval);
+    if (maxInterval != null && (maxInterval.isNegative() || maxInterval.isZero()
+        || maxInterval.compareTo(RetrySchedule.MAX_DELAY) > 0)) {
+      throw new InvalidInputException("maxInterval", "must be positive and at most "
+          + RetrySchedule.MAX_DELAY.toDays() + " days, was " + maxInterval);
     }
     Objects.requireNonNull(alertPolicy, "alertPolicy");
-    if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()) {
-      throw new InvalidInputException("confirmTimeout", "must be positive, was " + confirmTimeout);
+    if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()
+        || confirmTimeout.compareTo(RetrySchedule.MAX_DELAY) > 0) {
+      throw new InvalidInputException("confirmTimeout", "must be positive and at most "
+          + RetrySchedule.MAX_DELAY.toDays() + " days, was " + confirmTimeout);
     }
     if (description != null && description.length() > 2000) {
       throw new InvalidInputException("description", "must be at most 2000 characters, was " + description.length());

@@ -42,7 +42,8 @@ public enum NoticeStatus {
   static {
     MOVES.put(PENDING, EnumSet.of(PENDING, IN_FLIGHT, CANCELLED));
     MOVES.put(IN_FLIGHT, EnumSet.of(IN_FLIGHT, SUCCEEDED, FAILED, DEAD, AWAITING_CONFIRM, CANCELLED, PENDING));
-    MOVES.put(FAILED, EnumSet.of(IN_FLIGHT, CANCELLED, PENDING));
+    // FAILED -> SUCCEEDED: a confirmation of the attempt whose answer was lost (it arrived during it)
+    MOVES.put(FAILED, EnumSet.of(IN_FLIGHT, CANCELLED, PENDING, SUCCEEDED));
     MOVES.put(AWAITING_CONFIRM, EnumSet.of(IN_FLIGHT, SUCCEEDED, CANCELLED, PENDING));
     MOVES.put(SUCCEEDED, EnumSet.of(PENDING));
     MOVES.put(DEAD, EnumSet.of(PENDING, SUCCEEDED)); // a late confirmation of a delivered notice

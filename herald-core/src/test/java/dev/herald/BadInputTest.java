@@ -96,6 +96,40 @@ class BadInputTest {
         .isEqualTo("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00");
   }
 
+  // Issue 20, finding 6: such instants overflowed toEpochMilli() with an ArithmeticException (an
+  // intake thread died on it), and such durations were accepted and overflowed later, in the writer.
+  @Test
+  void instantsAndDurationsOutOfRangeNameTheirField() {
+    Instant far = Instant.parse("+300000000-01-01T00:00:00Z");
+    assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{}").fireAt(far)), "fireAt", "9999-12-31");
+    assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{}").fireAt(Instant.MAX)), "fireAt", "9999-12-31");
+    assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{}").fireAt(Instant.parse("1969-12-31T23:59:59Z"))),
+        "fireAt", "1970-01-01");
+    assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{}").delay(Duration.ofSeconds(Long.MAX_VALUE / 2))),
+        "delay", "9999-12-31");
+    assertRefused(() -> herald.enqueueAll(List.of(NoticeRequest.of("ok", "{}"), NoticeRequest.of("ok", "{}")
+        .fireAt(far))), "notices[1].fireAt", "9999-12-31");
+    Notice n = herald.enqueue(NoticeRequest.of("ok", "{}").delay(Duration.ofHours(1)));
+    assertThatThrownBy(() -> herald.operations().edit(n.id(), NoticeEdit.fireAt(far)))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("fireAt"));
+    assertThat(herald.operations().find(n.id()).orElseThrow().notice().fireAt()).isBefore(far);
+
+    assertThatThrownBy(() -> NoticeDefinition.builder("x").handler("ok").retry("1000000000d").build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("retrySchedule");
+          assertThat(e.reason()).contains("at most");
+        });
+    assertThatThrownBy(() -> NoticeDefinition.builder("x").handler("ok").confirmWithin(Duration.ofMillis(Long.MAX_VALUE))
+        .build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("confirmTimeout"));
+    assertThatThrownBy(() -> NoticeDefinition.builder("x").handler("ok").maxInterval(Duration.ofDays(1_000_000))
+        .build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("maxInterval"));
+    assertThatThrownBy(() -> NoticeDefinition.builder("x").handler("ok")
+        .retry("exponential(base=1s, cap=100000000d)").build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).startsWith("retrySchedule"));
+  }
+
   @Test
   void oneBadItemInABatchWritesNoneAndNamesItsIndex() {
     assertRefused(() -> herald.enqueueAll(List.of(

@@ -15,7 +15,7 @@ class NoticeStatusTest {
   private static final Map<NoticeStatus, Set<NoticeStatus>> LEGAL = Map.of(
       PENDING, EnumSet.of(PENDING, IN_FLIGHT, CANCELLED),
       IN_FLIGHT, EnumSet.of(IN_FLIGHT, SUCCEEDED, FAILED, DEAD, AWAITING_CONFIRM, CANCELLED, PENDING),
-      FAILED, EnumSet.of(IN_FLIGHT, CANCELLED, PENDING),
+      FAILED, EnumSet.of(IN_FLIGHT, CANCELLED, PENDING, SUCCEEDED), // a confirmation of an attempt whose answer was lost
       AWAITING_CONFIRM, EnumSet.of(IN_FLIGHT, SUCCEEDED, CANCELLED, PENDING),
       SUCCEEDED, EnumSet.of(PENDING),
       DEAD, EnumSet.of(PENDING, SUCCEEDED),

@@ -153,6 +153,12 @@ public final class Bench {
     return m.toString();
   }
 
+  /** The mean of {@code metric} over the results that match; NaN if none. */
+  private static double mean(List<Result> results, Predicate<Result> which, String metric) {
+    return results.stream().filter(which).mapToDouble(r -> r.metric(metric)).filter(d -> !Double.isNaN(d))
+        .average().orElse(Double.NaN);
+  }
+
   private static Optional<Result> best(List<Result> all, Predicate<Result> which, String metric, boolean higher) {
     Comparator<Result> by = Comparator.comparingDouble(r -> r.metric(metric));
     return all.stream().filter(Result::ok).filter(which).filter(r -> !Double.isNaN(r.metric(metric)))
@@ -223,11 +229,21 @@ public final class Bench {
             .map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
         double roof = best(all, r -> is(r, "webhooks-nginx", "roof", db), "deliveries_per_s", true)
             .map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
-        Table t = new Table(title + " (burn-down of signed webhooks to nginx; roof: HttpClient alone, no database)",
-            "system", "variant", "n", "seconds", "deliveries/s", "x db-scheduler best", "share of roof", "ok");
+        // the roofs' baseline: the first transport's runs (--transports, today's client first), their mean
+        String base = mine.stream().filter(r -> r.system().equals("roof")).map(Result::variant).findFirst()
+            .orElse("roof-jdk");
+        double baseRate = mean(mine, r -> r.variant().equals(base), "deliveries_per_s");
+        double baseCpu = mean(mine, r -> r.variant().equals(base), "jvm_cpu_us_per_delivery");
+        Table t = new Table(title + " (burn-down of signed webhooks to nginx; roofs: an HTTP client alone, no database;"
+            + " ratios to " + base + ", mean of this run)",
+            "system", "variant", "n", "seconds", "deliveries/s", "x db-scheduler best", "share of roof", "rate / "
+                + base, "JVM cpu us", "cpu / " + base, "nginx cpu us", "ok");
         for (Result r : mine) {
           t.row(r.system(), r.variant(), r.settings().get("n"), r.metric("seconds"), r.metric("deliveries_per_s"),
-              ratio(r.metric("deliveries_per_s"), dbs), ratio(r.metric("deliveries_per_s"), roof), r.ok() ? "yes" : "NO");
+              ratio(r.metric("deliveries_per_s"), dbs), ratio(r.metric("deliveries_per_s"), roof),
+              ratio(r.metric("deliveries_per_s"), baseRate), r.metric("jvm_cpu_us_per_delivery"),
+              ratio(r.metric("jvm_cpu_us_per_delivery"), baseCpu), r.metrics().get("nginx_cpu_us_per_request"),
+              r.ok() ? "yes" : "NO");
         }
         yield t;
       }

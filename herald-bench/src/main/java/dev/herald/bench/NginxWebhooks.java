@@ -48,7 +48,9 @@ final class NginxWebhooks {
           })).build();
       Signer signer = new Signer(SECRET);
       for (int r = 0; r < o.repeat; r++) {
-        ctx.add(roof(o, nginx, client, signer, db.kind()), db);
+        for (String transport : o.transports) {
+          ctx.add(roof(o, nginx, transport, signer, db.kind()), db);
+        }
         for (String system : o.systems) {
           Result result;
           try (BenchDb.Space space = db.open(CASE + "-burn-down-" + system)) {
@@ -70,43 +72,129 @@ final class NginxWebhooks {
         "signed HTTP POST to nginx (herald-channel-http), " + o.threads + " in flight per endpoint");
   }
 
-  /** {@code --n} signed POSTs from {@code --threads} virtual threads, one HttpClient, no database. */
-  private static Result roof(Options o, Nginx nginx, HttpClient client, Signer signer, String dbKind) {
-    System.out.printf("  %s roof: %,d signed POSTs to nginx from %d threads, no database%n", CASE, o.n, o.threads);
+  /**
+   * {@code --n} signed POSTs with one of {@link RoofTransports}, {@code --threads} in flight, no database:
+   * requests/s and the CPU per request of this JVM and of nginx.
+   */
+  private static Result roof(Options o, Nginx nginx, String transport, Signer signer, String dbKind) {
+    System.out.printf("  %s roof (%s): %,d signed POSTs to nginx, %d in flight, no database%n", CASE, transport, o.n,
+        o.threads);
+    URI uri = URI.create(nginx.url());
     AtomicLong next = new AtomicLong();
     AtomicLong failed = new AtomicLong();
+    AtomicLong resent = new AtomicLong();
     CountDownLatch done = new CountDownLatch(o.threads);
-    long t0 = System.nanoTime();
-    for (int t = 0; t < o.threads; t++) {
-      Thread.ofVirtual().start(() -> {
-        try {
-          for (long i = next.getAndIncrement(); i < o.n; i = next.getAndIncrement()) {
+    java.util.Map<String, Long> before;
+    long t0;
+    try (RoofTransports.Client client = RoofTransports.create(transport, o.threads)) {
+      // a warm-up of the client (its JIT-compiled code) and its connections, not counted
+      warmUp(client, uri, signer, o.jitWarmup);
+      before = BenchDb.cpu("nginx");
+      t0 = System.nanoTime();
+      for (int t = 0; t < o.threads; t++) {
+        if (client.blocking()) {
+          Thread.ofVirtual().start(() -> {
             try {
-              post(client, signer, nginx.url(), "{\"seq\":" + i + "}");
-            } catch (RuntimeException e) {
-              failed.incrementAndGet();
+              for (long i = next.getAndIncrement(); i < o.n; i = next.getAndIncrement()) {
+                try {
+                  int status = sendOrResend(client, uri, signer, i, resent).join();
+                  if (status / 100 != 2) {
+                    failed.incrementAndGet();
+                  }
+                } catch (RuntimeException e) {
+                  failed.incrementAndGet();
+                }
+              }
+            } finally {
+              done.countDown();
             }
-          }
-        } finally {
-          done.countDown();
+          });
+        } else {
+          chain(client, uri, signer, o.n, next, failed, resent, done);
         }
-      });
-    }
-    try {
-      done.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new BenchException("interrupted", e);
+      }
+      try {
+        if (!done.await(o.timeoutSeconds, java.util.concurrent.TimeUnit.SECONDS)) {
+          throw new BenchException("the " + transport + " roof did not finish within " + o.timeoutSeconds + " s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new BenchException("interrupted", e);
+      }
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
-    Result.Builder rb = Result.of(CASE, "roof", "webhook-roof", dbKind).setting("n", o.n).setting("threads", o.threads)
-        .setting("delivery", "signed HTTP POST with java.net.http.HttpClient (HTTP/1.1), no database")
+    java.util.Map<String, Long> after = BenchDb.cpu("nginx");
+    Result.Builder rb = Result.of(CASE, "roof", "roof-" + transport, dbKind).setting("n", o.n)
+        .setting("threads", o.threads).setting("transport", transport)
+        .setting("delivery", "signed HTTP POST, HTTP/1.1, " + transport + " (RoofTransports), no database")
         .metric("seconds", seconds).metric("deliveries_per_s", (o.n - failed.get()) / seconds)
-        .metric("failed_posts", failed.get());
+        .metric("failed_posts", failed.get()).metric("resent_posts", resent.get());
+    // BenchDb.cpu counts the named local processes' CPU as "db_cpu_ms"; here they are nginx's
+    Long nginxBefore = before.remove("db_cpu_ms");
+    Long nginxAfter = after.remove("db_cpu_ms");
+    BenchDb.perDelivery(rb, before, after, o.n);
+    if (nginxBefore != null && nginxAfter != null) {
+      rb.metric("nginx_cpu_us_per_request", (nginxAfter - nginxBefore) * 1000.0 / o.n);
+    }
     if (failed.get() > 0) {
       rb.failed(failed.get() + " POSTs failed");
     }
     return rb.build();
+  }
+
+  private static void warmUp(RoofTransports.Client client, URI uri, Signer signer, int n) {
+    AtomicLong next = new AtomicLong();
+    CountDownLatch done = new CountDownLatch(8);
+    for (int t = 0; t < 8; t++) {
+      chain(client, uri, signer, n, next, new AtomicLong(), new AtomicLong(), done);
+    }
+    try {
+      done.await(60, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new BenchException("interrupted", e);
+    }
+  }
+
+  /** Sends request after request until {@code n} are taken, each from the previous one's completion. */
+  private static void chain(RoofTransports.Client client, URI uri, Signer signer, long n, AtomicLong next,
+      AtomicLong failed, AtomicLong resent, CountDownLatch done) {
+    long i = next.getAndIncrement();
+    if (i >= n) {
+      done.countDown();
+      return;
+    }
+    sendOrResend(client, uri, signer, i, resent).whenComplete((status, e) -> {
+      if (e != null || status / 100 != 2) {
+        failed.incrementAndGet();
+      }
+      chain(client, uri, signer, n, next, failed, resent, done);
+    });
+  }
+
+  /**
+   * One signed POST; one that fails with an I/O error, as one does on a kept-alive connection nginx
+   * has just closed (after its 1,000 requests), is sent once more, as Herald resends those.
+   */
+  private static java.util.concurrent.CompletableFuture<Integer> sendOrResend(RoofTransports.Client client, URI uri,
+      Signer signer, long i, AtomicLong resent) {
+    byte[] body = ("{\"seq\":" + i + "}").getBytes(StandardCharsets.UTF_8);
+    return signed(client, uri, signer, body).handle((status, e) -> {
+      if (e == null) {
+        return java.util.concurrent.CompletableFuture.completedFuture(status);
+      }
+      resent.incrementAndGet();
+      return signed(client, uri, signer, body);
+    }).thenCompose(f -> f);
+  }
+
+  private static java.util.concurrent.CompletableFuture<Integer> signed(RoofTransports.Client client, URI uri,
+      Signer signer, byte[] body) {
+    String id = UUID.randomUUID().toString();
+    long ts = System.currentTimeMillis() / 1000;
+    return client.post(uri, new String[] {"content-type", "application/json", "user-agent", "Herald-Webhooks/1",
+        "webhook-id", id, "webhook-timestamp", Long.toString(ts), "webhook-signature", signer.sign(id, ts, body),
+        "herald-attempt", "1"}, body);
   }
 
   /**

@@ -18,6 +18,8 @@ final class Options {
   List<String> cases = List.of("burn-down");
   List<String> dbs = List.of("h2");
   List<String> systems = List.of("herald", "db-scheduler");
+  /** The HTTP clients of the webhook roof ({@link RoofTransports}); the first is the baseline of the ratios. */
+  List<String> transports = List.of("jdk");
   Path out = defaultOut();
   Path tmp;
   int repeat = 1;
@@ -164,7 +166,8 @@ final class Options {
     switch (key) {
       case "case", "cases" -> cases = expandCases(split(v));
       case "db" -> dbs = split(v);
-      case "systems" -> systems = split(v);
+      case "systems" -> systems = v.equals("none") ? List.of() : split(v);
+      case "transports" -> transports = v.equals("all") ? RoofTransports.ALL : split(v);
       case "out" -> out = Path.of(v);
       case "tmp" -> tmp = Path.of(v);
       case "repeat" -> repeat = Integer.parseInt(v);
@@ -235,6 +238,11 @@ final class Options {
         throw new UsageException("unknown system '" + s + "'; herald or db-scheduler");
       }
     }
+    for (String t : transports) {
+      if (!RoofTransports.ALL.contains(t)) {
+        throw new UsageException("unknown transport '" + t + "'; one of " + RoofTransports.ALL + " or all");
+      }
+    }
     if (mixedRate <= 0 || mixedBatch <= 0 || mixedSeconds <= 0 || mixedRate % mixedBatch != 0) {
       throw new UsageException("--mixed-rate, --mixed-batch and --mixed-duration must be positive, and the rate a"
           + " multiple of the batch");
@@ -301,7 +309,8 @@ final class Options {
                            by name only: webhooks-nginx (needs nginx), server (needs herald-server.jar)
                            brokers (AMQP and Kafka brokers in the JVM), mixed (60 s of a 10k/s stream)
           --db D[,D...]        h2 | postgres                                                   (h2)
-          --systems S[,S...]   herald,db-scheduler; --no-baseline = herald only                 (both)
+          --systems S[,S...]   herald,db-scheduler; --no-baseline = herald only; none          (both)
+          --transports T,...   webhooks-nginx roof clients: jdk,jdk-tuned,jetty,apache,netty or all (jdk)
           --out FILE           results file, one JSON line per result   (herald-bench/results/results.jsonl)
           --repeat K           run each measurement K times; tables show every run, ratios the best (1)
           --timeout S          give up on one measurement after S seconds                       (1800)

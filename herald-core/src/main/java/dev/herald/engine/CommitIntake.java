@@ -1,13 +1,17 @@
 package dev.herald.engine;
 
-import static dev.herald.engine.DeliveryEngine.PROVISIONAL;
+import static dev.herald.engine.Ownership.PROVISIONAL;
+
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.Ordering;
 import dev.herald.engine.DeliveryEngine.Enqueued;
+import dev.herald.StoreException;
 import dev.herald.spi.InsertResult;
 import dev.herald.spi.NoticeRow;
+import dev.herald.spi.NoticeStore;
 import java.sql.Connection;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,16 +19,42 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * Notices written in a caller's transaction: validated and inserted with the caller's connection
  * ({@link #write}), those due soon pre-claimed under this node's provisional owner; after the commit
  * adopted and fired from memory ({@link #committed}), or given back after a rollback.
  */
-final class CommitIntake extends EnginePart {
+final class CommitIntake {
+  private final EngineSettings settings;
+  private final Clock clock;
+  private final NoticeStore store;
+  private final Intake intake;
+  private final DefinitionCache definitions;
+  private final Ownership ownership;
+  private final Listeners listeners;
+  private final PollSignal poll;
+  private final BooleanSupplier running;
+  private final IntSupplier dueBacklog;
 
-  CommitIntake(EngineCore core) {
-    super(core);
+  CommitIntake(EngineSettings settings, Clock clock, NoticeStore store, Intake intake, DefinitionCache definitions,
+      Ownership ownership, Listeners listeners, PollSignal poll, BooleanSupplier running, IntSupplier dueBacklog) {
+    this.settings = settings;
+    this.clock = clock;
+    this.store = store;
+    this.intake = intake;
+    this.definitions = definitions;
+    this.ownership = ownership;
+    this.listeners = listeners;
+    this.poll = poll;
+    this.running = running;
+    this.dueBacklog = dueBacklog;
+  }
+
+  private boolean isRunning() {
+    return running.getAsBoolean();
   }
 
   /**
@@ -33,7 +63,7 @@ final class CommitIntake extends EnginePart {
    * are leased to this node at insert, to be fired from memory once {@link #committed} is called.
    */
   List<Enqueued> write(Connection connection, List<NoticeRequest> requests, boolean track) {
-    int backlog = core.dueBacklog;
+    int backlog = dueBacklog.getAsInt();
     if (settings.maxBacklog() > 0 && backlog > settings.maxBacklog()) {
       throw new dev.herald.BackPressureException(backlog, settings.maxBacklog());
     }
@@ -44,16 +74,18 @@ final class CommitIntake extends EnginePart {
     List<Enqueued> out = new ArrayList<>(rows.size());
     try {
       Instant horizon = clock.instant().plus(settings.lookAhead());
+      // Pre-claimed only under a registered incarnation, adopted later under the same token.
+      String token = track && isRunning() ? ownership.claimToken() : null;
       List<java.util.Map.Entry<String, dev.herald.Notice>> ordered = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         NoticeRow row = rows.get(i);
         String orderingKey = requests.get(i).orderingKey();
         // An ordered notice waits for the claim, which knows whether earlier ones of its key are done.
-        boolean reserve = track && orderingKey == null && isRunning()
+        boolean reserve = token != null && orderingKey == null
             && !row.notice().nextAttemptAt().isAfter(horizon)
-            && settings.handles(row.notice().definition(), row.shard()) && room.tryAcquire();
+            && settings.handles(row.notice().definition(), row.shard()) && ownership.reserve(1);
         NoticeRow toInsert = reserve
-            ? Intake.preclaimed(row, liveness.token() + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
+            ? Intake.preclaimed(row, token + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
             : row;
         out.add(new Enqueued(toInsert, true, reserve));
       }
@@ -66,7 +98,7 @@ final class CommitIntake extends EnginePart {
         InsertResult result = results.get(i);
         if (!result.created()) {
           if (out.get(i).reserved()) {
-            room.release();
+            ownership.unreserve(1);
           }
           out.set(i, new Enqueued(result.row(), false, false));
         } else if (requests.get(i).orderingKey() != null) {
@@ -147,14 +179,14 @@ final class CommitIntake extends EnginePart {
       }
     }
     if (wake && isRunning()) {
-      requestPoll();
+      poll.request();
     }
   }
 
   /** Holds one committed notice; true if the poller should look for it instead. */
   private boolean committedOne(Enqueued e, NoticeRow adopted) {
     if (e.reserved() && adopted == null) {
-      room.release(); // rolled back to a savepoint, or its provisional hold ran out: the poll finds it
+      ownership.unreserve(1); // rolled back to a savepoint, or its provisional hold ran out: the poll finds it
       return e.created() && isRunning();
     }
     if (e.created()) {
@@ -165,10 +197,10 @@ final class CommitIntake extends EnginePart {
     }
     Optional<NoticeDefinition> def = definitions.find(e.notice().definition());
     if (!isRunning() || def.isEmpty()) {
-      room.release();
-      releaseQuietly(List.of(Transitions.release(adopted, clock.instant())), "release a committed notice");
-    } else if (!holdings.add(new HeldNotice(adopted, def.get()))) { // gives the permit back
-      releaseQuietly(List.of(Transitions.release(adopted, clock.instant())), "release a committed notice");
+      ownership.unreserve(1);
+      ownership.release(List.of(adopted), "release a committed notice");
+    } else if (!ownership.hold(adopted, def.get())) { // gives the permit back
+      ownership.release(List.of(adopted), "release a committed notice");
     }
     return false;
   }
@@ -180,32 +212,42 @@ final class CommitIntake extends EnginePart {
    * poll delivers them once their provisional hold runs out.
    */
   private Map<UUID, NoticeRow> adopt(List<List<Enqueued>> batch) {
-    List<UUID> ids = new ArrayList<>();
+    // Pre-claimed under their incarnation's provisional owner: adopted by that token, if it is still current.
+    Map<String, List<UUID>> byOwner = new java.util.TreeMap<>();
     for (List<Enqueued> written : batch) {
       for (Enqueued e : written) {
         if (e.reserved()) {
-          ids.add(e.notice().id());
+          byOwner.computeIfAbsent(e.row().owner(), o -> new ArrayList<>()).add(e.notice().id());
         }
       }
     }
-    if (ids.isEmpty() || !isRunning()) {
+    String current = ownership.claimToken();
+    if (byOwner.isEmpty() || !isRunning() || current == null) {
       return Map.of();
     }
-    String owner = liveness.token();
+    List<UUID> ids = byOwner.getOrDefault(current + PROVISIONAL, List.of());
+    if (ids.isEmpty()) {
+      return Map.of(); // pre-claimed by an incarnation retired since: the poll finds them once their hold runs out
+    }
     Set<UUID> moved;
     try {
-      moved = store.adopt(owner + PROVISIONAL, owner, ids);
+      moved = store.adopt(current + PROVISIONAL, current, ids);
     } catch (RuntimeException ex) {
       listeners.onEngineError("adopt committed notices", ex);
-      abandonIncarnation("adopt");
+      if (!(ex instanceof StoreException se) || se.outcomeUnknown()) {
+        ownership.doubtClaims(); // adopted, perhaps: reconciliation gives such rows back
+      }
       return Map.of();
+    }
+    if (Trace.on()) {
+      Trace.log("adopted under {}: {}", current, moved);
     }
     Map<UUID, NoticeRow> out = new java.util.HashMap<>();
     for (List<Enqueued> written : batch) {
       for (Enqueued e : written) {
         if (e.reserved() && moved.contains(e.notice().id())) {
           NoticeRow r = e.row();
-          out.put(r.id(), r.next(r.notice(), owner, r.leaseUntil()));
+          out.put(r.id(), r.next(r.notice(), current, r.leaseUntil()));
         }
       }
     }
@@ -216,7 +258,7 @@ final class CommitIntake extends EnginePart {
   void rolledBack(List<Enqueued> written) {
     for (Enqueued e : written) {
       if (e.reserved()) {
-        room.release();
+        ownership.unreserve(1);
       }
     }
   }

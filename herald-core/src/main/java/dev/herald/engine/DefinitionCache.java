@@ -12,12 +12,20 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Definitions as data: stored, listed and changed through the store; read from memory on the hot
  * path. Reloaded on housekeeping so that changes made by other nodes arrive.
+ *
+ * <p>The cache never goes back to an older version of a definition: every local change is numbered,
+ * and a reload (or a read through to the store) that began before a change of a name leaves that
+ * name as the change made it, since what it read may predate the change.
  */
 public final class DefinitionCache implements dev.herald.Definitions {
   private final NoticeStore store;
   private final Clock clock;
   private final ChannelRegistry channels;
   private final Map<String, NoticeDefinition> byName = new ConcurrentHashMap<>();
+  /** Number of the last local change (save or delete); guarded by {@code this} for writes. */
+  private volatile long changes;
+  /** Name to the number of its last local change. */
+  private final Map<String, Long> changedAt = new ConcurrentHashMap<>();
 
   DefinitionCache(NoticeStore store, Clock clock, ChannelRegistry channels) {
     this.store = store;
@@ -27,10 +35,11 @@ public final class DefinitionCache implements dev.herald.Definitions {
 
   /** Creates or replaces a definition. */
   @Override
-  public NoticeDefinition save(NoticeDefinition definition) {
+  public synchronized NoticeDefinition save(NoticeDefinition definition) {
     channels.validate(definition);
     store.saveDefinition(definition, clock.instant());
     byName.put(definition.name(), definition);
+    changedAt.put(definition.name(), ++changes);
     return definition;
   }
 
@@ -40,8 +49,15 @@ public final class DefinitionCache implements dev.herald.Definitions {
     if (cached != null) {
       return Optional.of(cached);
     }
+    long before = changes;
     Optional<NoticeDefinition> stored = store.findDefinition(name);
-    stored.ifPresent(d -> byName.put(d.name(), d));
+    stored.ifPresent(d -> {
+      synchronized (this) {
+        if (!changedSince(d.name(), before)) {
+          byName.putIfAbsent(d.name(), d);
+        }
+      }
+    });
     return stored;
   }
 
@@ -57,9 +73,10 @@ public final class DefinitionCache implements dev.herald.Definitions {
 
   /** Deletes a definition; its live notices fail with a clear error when due. */
   @Override
-  public boolean delete(String name) {
+  public synchronized boolean delete(String name) {
     boolean deleted = store.deleteDefinition(name);
     byName.remove(name);
+    changedAt.put(name, ++changes);
     return deleted;
   }
 
@@ -72,12 +89,25 @@ public final class DefinitionCache implements dev.herald.Definitions {
     }
   }
 
+  /** Reads every definition again (other nodes' changes arrive), keeping local changes made meanwhile. */
   void reload() {
-    Map<String, NoticeDefinition> fresh = new ConcurrentHashMap<>();
+    long before = changes;
+    Map<String, NoticeDefinition> fresh = new java.util.HashMap<>();
     for (NoticeDefinition d : store.listDefinitions()) {
       fresh.put(d.name(), d);
     }
-    byName.keySet().retainAll(fresh.keySet());
-    byName.putAll(fresh);
+    synchronized (this) {
+      byName.keySet().removeIf(name -> !fresh.containsKey(name) && !changedSince(name, before));
+      fresh.forEach((name, d) -> {
+        if (!changedSince(name, before)) {
+          byName.put(name, d);
+        }
+      });
+    }
+  }
+
+  private boolean changedSince(String name, long before) {
+    Long at = changedAt.get(name);
+    return at != null && at > before;
   }
 }

@@ -5,7 +5,6 @@ import dev.herald.HeraldListener;
 import dev.herald.Notice;
 import dev.herald.NoticeOperations;
 import dev.herald.NoticeRequest;
-import dev.herald.spi.Change;
 import dev.herald.spi.Channel;
 import dev.herald.spi.NoticeRow;
 import dev.herald.spi.NoticeStore;
@@ -21,35 +20,30 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The delivery engine of one node.
+ * The delivery engine of one node: a one-way pipeline, wired here and nowhere else.
  *
- * <p>Four loops: the <em>poller</em> leases due notices (due within the look-ahead) in batches; the
- * <em>timer</em> fires each at its due time and hands it to its channel; the <em>writer</em>
- * records outcomes in group commits; the <em>heartbeat</em> renews the leases of what this node
- * holds. Notices enqueued through this engine are leased at insert and go to the timer right after
- * commit, without waiting for a poll. Memory is bounded by {@link EngineSettings#maxHeld()}.
+ * <pre>
+ *   claim ({@link Claimer}, the poller; {@link CommitIntake} after a caller's commit)
+ *     → hold ({@link Ownership}: incarnations, held notices, reconciliation)
+ *     → fire ({@link Firing}, the timer, through a {@link Channel})
+ *     → judge ({@link Judge}: {@link Transitions}, circuits, deferrals kept in memory)
+ *     → record ({@link Recorder}, group commits)
+ *     → settle ({@link Settler}: memory, listeners, waiters)
+ * </pre>
  *
- * <p>This class starts and stops them; each is a part of its own over one {@link EngineCore}:
- * {@link ClaimLoop}, {@link Firing}, {@link Outcomes} (with {@link OutcomeWriter}), {@link
- * CommitIntake} (notices written in a caller's transaction) and {@link NodeUpkeep} (heartbeat,
- * revocations, backlog count, housekeeping).
+ * Beside it: {@link NodeUpkeep} (heartbeat, revocations, backlog count, housekeeping), {@link
+ * OperatorActions} and {@link SyncFirst}. {@link #runDue} drives the same stages on the caller's
+ * thread, for tests with a settable clock.
  */
 public final class DeliveryEngine {
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
-  /**
-   * Suffix of the owner written on notices pre-claimed in a caller's transaction. No node row
-   * carries it, so such a notice is anybody's once its short lease runs out: a caller that never
-   * reports its commit cannot leave it held by a live node forever. {@link #committed} adopts it.
-   */
-  static final String PROVISIONAL = "*";
-
 
   /** A notice written by {@link #write}: the stored row, and whether this engine reserved room to fire it. */
   public record Enqueued(NoticeRow row, boolean created, boolean reserved) {
@@ -58,29 +52,8 @@ public final class DeliveryEngine {
     }
   }
 
-  private final EngineCore core;
-  private final EngineSettings settings;
-  private final NoticeStore store;
-  private final Clock clock;
-  private final Listeners listeners;
-  private final ChannelRegistry channels;
-  private final DefinitionCache definitions;
-  private final DueTimer timer;
-  private final Semaphore room;
-  private final Holdings holdings;
-  private final Liveness liveness;
-  private final OutcomeWriter writer;
-  private final ReceiverCircuits circuits;
-  private final OutcomeWaiters waiters;
-  private final SyncFirst syncFirst;
-  private final OperatorActions operations;
-  private final ClaimLoop claimLoop;
-  private final Firing firing;
-  private final Outcomes afterAttempts;
-  private final CommitIntake commitIntake;
-  private final NodeUpkeep upkeep;
-  private Thread pollerThread;
-  private Thread timerThread;
+  private enum State { NEW, RUNNING, STOPPING, STOPPED }
+
   /**
    * Two group commits in flight: while one waits for the database, the next batch is being written,
    * so the database is never idle between commits (herald-bench: "two writers" roof). Each batch
@@ -89,89 +62,125 @@ public final class DeliveryEngine {
    */
   private static final int WRITERS = 2;
 
+  private final EngineSettings settings;
+  private final NoticeStore store;
+  private final Clock clock;
+  private final ChannelRegistry channels;
+  private final DefinitionCache definitions;
+  private final ReceiverCircuits circuits;
+  private final OutcomeWaiters waiters;
+  private final PollSignal poll = new PollSignal();
+  private final Ownership ownership;
+  private final Claimer claimer;
+  private final CommitIntake commitIntake;
+  private final Firing firing;
+  private final Recorder recorder;
+  private final NodeUpkeep upkeep;
+  private final OperatorActions operations;
+  private final SyncFirst syncFirst;
+  private volatile State state = State.NEW;
+  private Thread pollerThread;
+  private Thread timerThread;
   private final List<Thread> writerThreads = new ArrayList<>();
-  private ScheduledExecutorService scheduler;
-  /** Leases are renewed on a thread of their own, so a slow purge never delays a renewal. */
-  private ScheduledExecutorService heartbeatThread;
+  private ScheduledExecutorService housekeeping;
+  /** Heartbeats on a thread of their own, so that a slow purge never delays one. */
+  private ScheduledExecutorService heartbeat;
 
   public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
       List<HeraldListener> listeners, RandomGenerator random) {
     this(settings, store, clock, channels, listeners, random, Tracing.NONE);
   }
 
-  public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channels,
-      List<HeraldListener> listeners, RandomGenerator random, Tracing tracing) {
-    OutcomeWriter.Callback recorded = new OutcomeWriter.Callback() { // the writer reports to the parts built below
-      @Override
-      public void recorded(OutcomeWriter.Pending pending, boolean applied) {
-        afterAttempts.recorded(pending, applied);
-      }
-
-      @Override
-      public void batchRecorded(List<OutcomeWriter.Pending> applied) {
-        afterAttempts.batchRecorded(applied);
-      }
-    };
-    this.core = new EngineCore(settings, store, clock, channels, listeners, random, recorded, tracing);
+  public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channelList,
+      List<HeraldListener> listenerList, RandomGenerator random, Tracing tracing) {
     this.settings = settings;
     this.store = store;
     this.clock = clock;
-    this.listeners = core.listeners;
-    this.channels = core.channels;
-    this.definitions = core.definitions;
-    this.timer = core.timer;
-    this.room = core.room;
-    this.holdings = core.holdings;
-    this.liveness = core.liveness;
-    this.writer = core.writer;
-    this.circuits = core.circuits;
-    this.waiters = core.waiters;
-    this.syncFirst = new SyncFirst(definitions, circuits, waiters, store, clock, this::isRunning);
-    this.operations = new OperatorActions(store, definitions, core.intake, clock, this.listeners,
-        new OperatorActions.HeldNotices() {
-          @Override
-          public Holdings.TakeBack takeBack(UUID id) {
-            return holdings.takeBack(id);
-          }
+    java.util.function.BooleanSupplier running = this::isRunning;
+    Listeners listeners = new Listeners(listenerList);
+    this.channels = new ChannelRegistry(channelList);
+    this.definitions = new DefinitionCache(store, clock, channels);
+    this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor());
+    this.waiters = new OutcomeWaiters(clock);
+    Intake intake = new Intake(clock, definitions, settings.maxPayloadBytes(), tracing.traceContext());
+    this.ownership = new Ownership(store, clock, settings.nodeId(), settings.nodeTimeout(), reach(),
+        settings.maxHeld(), sweepEvery(settings), listeners);
+    this.ownership.wakeWith(poll::request);
+    Settler settler = new Settler(settings.nodeId(), clock, ownership, listeners, waiters, poll, running);
+    this.recorder = new Recorder(store, settings.writeBatch(), settler, listeners);
+    settler.recordThrough(recorder);
+    Judge judge = new Judge(settings, clock, random, ownership, circuits, listeners, running);
+    this.firing = new Firing(settings, clock, ownership, channels, tracing.observer(), judge, recorder, listeners, running);
+    this.claimer = new Claimer(settings, store, clock, ownership, definitions, listeners, poll, running);
+    this.upkeep = new NodeUpkeep(settings, store, clock, ownership, definitions, waiters, listeners, running);
+    this.commitIntake = new CommitIntake(settings, clock, store, intake, definitions, ownership, listeners, poll,
+        running, upkeep::dueBacklog);
+    this.operations = new OperatorActions(store, definitions, intake, clock, listeners, heldNotices());
+    this.syncFirst = new SyncFirst(definitions, circuits, waiters, store, clock, running);
+  }
 
-          @Override
-          public void supersede(UUID id, long version) {
-            holdings.supersede(id, version, clock.millis());
-          }
+  /** How often the node compares what its tokens own with what it holds, doubt or not. */
+  private static Duration sweepEvery(EngineSettings s) {
+    Duration tenBeats = s.nodeTimeout().multipliedBy(10);
+    return tenBeats.compareTo(Duration.ofSeconds(30)) > 0 ? tenBeats : Duration.ofSeconds(30);
+  }
 
-          @Override
-          public String owner() {
-            return liveness.token();
-          }
+  /**
+   * The latest due time of a notice this node (or an earlier incarnation of it) can hold, past now:
+   * it holds only notices due within the look-ahead of when it took them, and took none after now; a
+   * node timeout more allows for the clock of an earlier process on another host. Releases and
+   * sweeps read only up to it, so a start or stop beside millions of future notices reads none of them.
+   */
+  private Duration reach() {
+    return settings.lookAhead().plus(settings.nodeTimeout());
+  }
 
-          @Override
-          public boolean ownerAlive(String owner) {
-            return store.isAlive(owner, liveness.aliveSince(clock.millis()));
-          }
+  private OperatorActions.HeldNotices heldNotices() {
+    return new OperatorActions.HeldNotices() {
+      @Override
+      public Holdings.Taken take(UUID id) {
+        return ownership.holdings().take(id);
+      }
 
-          @Override
-          public java.time.Duration patience() {
-            // long enough for a running attempt to end and be recorded, and for a holder to see a revocation
-            return settings.deliveryTimeout().plus(settings.nodeTimeout().multipliedBy(2)).plusSeconds(1);
-          }
+      @Override
+      public void settled(HeldNotice h, boolean written) {
+        ownership.holdings().done(h);
+        if (!written) {
+          ownership.suspect(h.id());
+        }
+      }
 
-          @Override
-          public void wakePoller() {
-            if (isRunning()) {
-              core.requestPoll();
-            }
-          }
+      @Override
+      public void supersede(UUID id, long version) {
+        ownership.holdings().supersede(id, version, clock.millis());
+      }
 
-          @Override
-          public boolean running() {
-            return isRunning();
-          }
-        });
-    this.afterAttempts = new Outcomes(core, operations);
-    this.firing = new Firing(core, afterAttempts);
-    this.claimLoop = new ClaimLoop(core);
-    this.commitIntake = new CommitIntake(core);
-    this.upkeep = new NodeUpkeep(core);
+      @Override
+      public boolean isMine(String owner) {
+        return ownership.isMine(owner);
+      }
+
+      @Override
+      public boolean ownerAlive(String owner) {
+        return store.isAlive(owner, clock.instant().minus(settings.nodeTimeout()));
+      }
+
+      @Override
+      public Duration patience() {
+        // long enough for a running attempt to end and be recorded, and for a holder to see a revocation
+        return settings.deliveryTimeout().plus(settings.nodeTimeout().multipliedBy(2)).plusSeconds(1);
+      }
+
+      @Override
+      public void wakePoller() {
+        poll.request();
+      }
+
+      @Override
+      public boolean running() {
+        return isRunning();
+      }
+    };
   }
 
   public DefinitionCache definitions() {
@@ -183,49 +192,48 @@ public final class DeliveryEngine {
   }
 
   public boolean isRunning() {
-    return core.state == EngineCore.State.RUNNING;
+    return state == State.RUNNING;
   }
-
 
   // ================================================================ lifecycle
 
-  /** Takes back this node's leases from a previous run, then starts the loops. */
+  /** Registers this node, takes back what its earlier incarnations held, then starts the loops. */
   public synchronized void start() {
-    if (core.state != EngineCore.State.NEW) {
-      throw new IllegalStateException("engine already " + core.state.name().toLowerCase());
+    if (state != State.NEW) {
+      throw new IllegalStateException("engine already " + state.name().toLowerCase());
     }
     definitions.reload();
-    liveness.register();
+    ownership.register();
     int recovered = 0;
     for (String earlier : store.incarnations(settings.nodeId())) {
-      if (!earlier.equals(liveness.token())) {
+      if (!earlier.equals(ownership.currentToken())) {
         Instant now = clock.instant();
-        recovered += store.releaseHeld(earlier, now, heldDueBy(now));
-        recovered += store.releaseHeld(earlier + PROVISIONAL, now, heldDueBy(now));
+        recovered += store.releaseHeld(earlier, now, now.plus(reach()));
+        recovered += store.releaseHeld(earlier + Ownership.PROVISIONAL, now, now.plus(reach()));
         store.forgetNode(earlier);
       }
     }
     if (recovered > 0) {
       log.info("Herald node {}: took back {} notice(s) held before a restart", settings.nodeId(), recovered);
     }
-    core.state = EngineCore.State.RUNNING;
+    state = State.RUNNING;
     for (int i = 0; i < WRITERS; i++) {
-      writerThreads.add(Thread.ofPlatform().name("herald-writer-" + i).daemon().start(writer::run));
+      writerThreads.add(Thread.ofPlatform().name("herald-writer-" + i).daemon().start(recorder::run));
     }
-    timerThread = Thread.ofPlatform().name("herald-timer").daemon().start(firing::timerLoop);
-    pollerThread = Thread.ofPlatform().name("herald-poller").daemon().start(claimLoop::pollLoop);
-    scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-housekeeping").daemon().factory());
-    heartbeatThread = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
+    timerThread = Thread.ofPlatform().name("herald-timer").daemon().start(firing::run);
+    pollerThread = Thread.ofPlatform().name("herald-poller").daemon().start(claimer::run);
+    housekeeping = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-housekeeping").daemon().factory());
+    heartbeat = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("herald-heartbeat").daemon().factory());
     long beat = Math.max(1, settings.heartbeatInterval().toMillis());
-    heartbeatThread.scheduleWithFixedDelay(upkeep::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
+    heartbeat.scheduleWithFixedDelay(upkeep::heartbeat, beat, beat, TimeUnit.MILLISECONDS);
     if (settings.maxBacklog() > 0) {
       long every = Math.max(100, settings.pollInterval().toMillis());
-      scheduler.scheduleWithFixedDelay(upkeep::countBacklog, 0, every, TimeUnit.MILLISECONDS);
+      housekeeping.scheduleWithFixedDelay(upkeep::countBacklog, 0, every, TimeUnit.MILLISECONDS);
     }
     long house = settings.housekeepingInterval().toMillis();
-    scheduler.scheduleWithFixedDelay(upkeep::housekeeping, house, house, TimeUnit.MILLISECONDS);
+    housekeeping.scheduleWithFixedDelay(upkeep::housekeeping, house, house, TimeUnit.MILLISECONDS);
     log.info("Herald node {} started as {}: poll every {} ms, look-ahead {} ms, node timeout {} ms, up to {} held",
-        settings.nodeId(), liveness.token(), settings.pollInterval().toMillis(), settings.lookAhead().toMillis(),
+        settings.nodeId(), ownership.currentToken(), settings.pollInterval().toMillis(), settings.lookAhead().toMillis(),
         settings.nodeTimeout().toMillis(), settings.maxHeld());
   }
 
@@ -234,39 +242,33 @@ public final class DeliveryEngine {
    * {@link EngineSettings#shutdownTimeout()} to finish and be recorded.
    */
   public synchronized void close() {
-    if (core.state != EngineCore.State.RUNNING) {
-      core.state = EngineCore.State.STOPPED;
+    if (state != State.RUNNING) {
+      state = State.STOPPED;
       channels.closeAll();
       return;
     }
-    core.state = EngineCore.State.STOPPING;
+    state = State.STOPPING;
     long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
     // No interrupts: one landing inside JDBC makes H2 close its file (ClosedByInterruptException),
     // shutting the whole database. The loops see the state change and end by themselves.
-    core.requestPoll();
-    timer.wakeUp();
+    poll.request();
+    ownership.timer().wakeUp();
     join(pollerThread);
     join(timerThread);
-    Instant now = clock.instant();
-    List<HeldNotice> unstarted = holdings.drainTimer();
-    List<Change> releases = new ArrayList<>();
-    for (HeldNotice h : unstarted) {
-      releases.add(Transitions.release(h.row, now));
+    List<HeldNotice> unstarted = ownership.holdings().drainTimer();
+    ownership.release(unstarted.stream().map(h -> h.row).toList(), "release unstarted notices at shutdown");
+    unstarted.forEach(ownership.holdings()::done);
+    while (ownership.holdings().running() > 0 && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(10_000_000L);
     }
-    core.releaseQuietly(releases, "release unstarted notices at shutdown");
-    while (holdings.running() > 0 && System.nanoTime() < deadline) {
-      EngineCore.pause(10);
-    }
-    int running = holdings.running();
-    writer.stop(Math.max(0, deadline - System.nanoTime()));
+    int running = ownership.holdings().running();
+    recorder.stop(Math.max(0, deadline - System.nanoTime()));
     writerThreads.forEach(DeliveryEngine::join);
-    stopGently(scheduler);
-    stopGently(heartbeatThread);
+    stopGently(housekeeping);
+    stopGently(heartbeat);
     if (running == 0) {
       try {
-        Instant end = clock.instant();
-        store.releaseHeld(liveness.token(), end, heldDueBy(end)); // whatever a kept retry left behind
-        store.forgetNode(liveness.token()); // so that nothing waits for this node's timeout
+        ownership.signOff(); // whatever a kept retry left behind; nothing waits for this node's timeout
       } catch (RuntimeException e) {
         log.warn("Herald node {}: could not sign off ({}); other nodes take over after the node timeout",
             settings.nodeId(), e.getMessage());
@@ -276,22 +278,11 @@ public final class DeliveryEngine {
           + " this node's heartbeat is {} ms old", settings.nodeId(), running, settings.nodeTimeout().toMillis());
     }
     channels.closeAll();
-    core.state = EngineCore.State.STOPPED;
+    state = State.STOPPED;
     log.info("Herald node {} stopped; released {} unstarted notice(s)", settings.nodeId(), unstarted.size());
   }
 
-
-  /**
-   * The latest due time of a notice this node (or an earlier incarnation of it) can hold: it holds
-   * only notices due within the look-ahead of when it took them, and took none after now; a node
-   * timeout more allows for the clock of an earlier process on another host. Releases read only up
-   * to it, so a start or stop beside millions of future notices reads none of them.
-   */
-  private Instant heldDueBy(Instant now) {
-    return now.plus(settings.lookAhead()).plus(settings.nodeTimeout());
-  }
-
-  /** Lets a running housekeeping step or renewal finish (it checks the state), then stops the executor. */
+  /** Lets a running housekeeping step or heartbeat finish (it checks the state), then stops the executor. */
   private static void stopGently(ScheduledExecutorService executor) {
     executor.shutdown();
     try {
@@ -310,7 +301,6 @@ public final class DeliveryEngine {
       Thread.currentThread().interrupt();
     }
   }
-
 
   // ================================================================ intake
 
@@ -341,7 +331,7 @@ public final class DeliveryEngine {
 
   /** Notices due and undelivered as last counted; 0 unless a backlog limit is set. */
   public int dueBacklog() {
-    return core.dueBacklog;
+    return upkeep.dueBacklog();
   }
 
   /** Purges history now (what housekeeping does on its own schedule); returns how many were purged. */
@@ -353,39 +343,34 @@ public final class DeliveryEngine {
 
   /**
    * Runs, on the calling thread, one attempt of every notice due by the clock's current time, and
-   * records the outcomes before returning. For tests with a settable clock; the engine must not be
+   * records the outcomes before returning: the running engine's stages (claim, fire, judge, record,
+   * settle), driven one after another. For tests with a settable clock; the engine must not be
    * started. Returns the number of attempts made.
    */
   public int runDue() {
-    if (core.state == EngineCore.State.RUNNING || core.state == EngineCore.State.STOPPING) {
+    if (state == State.RUNNING || state == State.STOPPING) {
       throw new IllegalStateException("runDue() drives an engine that is not started; this one is running");
     }
+    if (!ownership.ensureRegistered()) {
+      throw new HeraldException("cannot register node " + settings.nodeId() + " to run what is due");
+    }
     Set<UUID> attempted = new HashSet<>();
-    int total = 0;
     while (true) {
       Instant now = clock.instant();
-      claimLoop.claimInto(now, now, Math.min(settings.claimBatch(), room.availablePermits()));
-      List<HeldNotice> due = timer.pollDue(now.toEpochMilli(), Integer.MAX_VALUE);
-      List<OutcomeWriter.Pending> outcomes = new ArrayList<>();
-      for (HeldNotice h : due) {
-        if (!attempted.add(h.id())) {
-          outcomes.add(new OutcomeWriter.Pending(h, Transitions.release(h.row, now), null));
-          continue;
-        }
-        outcomes.add(firing.runOne(h));
-        total++;
-      }
+      ownership.reconcile();
+      claimer.claim(now, now, Math.min(settings.claimBatch(), ownership.freeRoom()));
+      List<Recorder.Pending> outcomes = firing.fireDueNow(now.toEpochMilli(), attempted);
       if (outcomes.isEmpty()) {
-        return total;
+        return attempted.size();
       }
       try {
-        writer.write(outcomes);
+        recorder.write(outcomes);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new HeraldException("interrupted while recording outcomes", e);
       }
       if (outcomes.stream().allMatch(p -> p.change().attempt() == null)) {
-        return total;
+        return attempted.size();
       }
     }
   }
@@ -411,10 +396,10 @@ public final class DeliveryEngine {
   /** This node's in-memory counts, for metrics. */
   public dev.herald.EngineStats stats() {
     return new dev.herald.EngineStats(
-        settings.maxHeld() - room.availablePermits(),
-        holdings.count(HeldNotice.Stage.WAITING),
-        holdings.count(HeldNotice.Stage.DELIVERING),
-        writer.backlog(),
+        settings.maxHeld() - ownership.freeRoom(),
+        ownership.holdings().count(HeldNotice.Stage.WAITING),
+        ownership.holdings().count(HeldNotice.Stage.DELIVERING),
+        recorder.backlog(),
         circuits.count(dev.herald.ReceiverState.OPEN),
         circuits.count(dev.herald.ReceiverState.HALF_OPEN));
   }

@@ -1,33 +1,61 @@
 package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
-import dev.herald.HeraldException;
 import dev.herald.spi.AttemptObserver;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The timer loop: fires each held notice at its due time, within the delivery slots and only while
- * this node's liveness allows, and hands it to its channel (or, in {@link #runOne}, delivers it on
- * the calling thread); the outcome goes to {@link Outcomes}.
+ * The second stage, fire: the timer loop takes each held notice at its due time, within the
+ * delivery slots and only while {@link Ownership} allows it to start, and hands it to its channel;
+ * the result goes to the {@link Judge}, and the judged outcome to the {@link Recorder}. {@link
+ * #fireDueNow} drives the same attempt on the caller's thread (manual driving).
  */
-final class Firing extends EnginePart {
-  private final Outcomes outcomes;
+final class Firing {
+  private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
-  Firing(EngineCore core, Outcomes outcomes) {
-    super(core);
-    this.outcomes = outcomes;
+  private final EngineSettings settings;
+  private final Clock clock;
+  private final Ownership ownership;
+  private final ChannelRegistry channels;
+  private final AttemptObserver observer;
+  private final Judge judge;
+  private final Recorder recorder;
+  private final Listeners listeners;
+  private final BooleanSupplier running;
+  private final Semaphore slots;
+
+  Firing(EngineSettings settings, Clock clock, Ownership ownership, ChannelRegistry channels, AttemptObserver observer,
+      Judge judge, Recorder recorder, Listeners listeners, BooleanSupplier running) {
+    this.settings = settings;
+    this.clock = clock;
+    this.ownership = ownership;
+    this.channels = channels;
+    this.observer = observer;
+    this.judge = judge;
+    this.recorder = recorder;
+    this.listeners = listeners;
+    this.running = running;
+    this.slots = new Semaphore(settings.maxConcurrentDeliveries());
   }
 
-  void timerLoop() {
-    while (isRunning()) {
+  /** The timer thread's loop, until the engine stops. */
+  void run() {
+    DueTimer timer = ownership.timer();
+    while (running.getAsBoolean()) {
       try {
         timer.awaitDue(clock::millis, 1_000);
         List<HeldNotice> due = timer.pollDue(clock.millis(), 1_000);
@@ -36,7 +64,7 @@ final class Firing extends EnginePart {
             fire(due.get(i));
           } catch (Throwable t) { // the ones not yet fired go back, never left out of the timer and held
             for (int j = i; j < due.size(); j++) {
-              holdings.putBack(due.get(j));
+              ownership.holdings().putBack(due.get(j));
             }
             throw t;
           }
@@ -46,56 +74,66 @@ final class Firing extends EnginePart {
       } catch (Throwable e) { // an Error too: a dead timer thread would stop every delivery silently
         listeners.onEngineError("fire", e);
         log.error("Herald node {}: timer step failed", settings.nodeId(), e);
-        pause(10);
+        LockSupport.parkNanos(10_000_000L);
       }
     }
   }
 
-  /** Waits for a delivery slot and starts the attempt, unless the notice was taken back meanwhile. */
+  /** Attempts running now. */
+  int running() {
+    return settings.maxConcurrentDeliveries() - slots.availablePermits();
+  }
+
+  /** Waits for a delivery slot and starts the attempt, unless the notice was taken meanwhile. */
   private void fire(HeldNotice h) throws InterruptedException {
-    if (!isRunning() || !acquireDeliverySlot()) {
-      holdings.putBack(h); // released by close()
+    if (!running.getAsBoolean() || !acquireSlot()) {
+      ownership.holdings().putBack(h); // released by close()
       return;
     }
     boolean started = false;
     try {
-      awaitWriterCatchUp();
+      awaitRecorderCatchUp();
       long now = clock.millis();
-      if (!liveness.mayStart(h.owner(), now)) {
-        lostOrWait(h, now);
-      } else if (holdings.begin(h)) {
+      if (!ownership.mayStart(h, now)) {
+        notNow(h, now);
+      } else if (ownership.holdings().begin(h)) {
         started = true;
-        dispatch(h).whenComplete((r, e) -> deliverySlots.release());
+        attempt(h).whenComplete((pending, e) -> {
+          slots.release();
+          if (pending != null) {
+            recorder.submit(pending);
+          }
+        });
       }
     } finally {
       if (!started) {
-        deliverySlots.release();
+        slots.release();
       }
     }
   }
 
   /**
-   * A notice this node may not start now: held under a lapsed incarnation (other nodes may have it:
-   * let it go without a write), or this node's last heartbeat is too old to be sure nobody else
-   * does (wait for the next beat, which either renews the claim or finds it lapsed).
+   * A notice that may not start now: held under a retired incarnation (let it go: its row is released,
+   * version-checked, as another node may hold it already), or this node's last heartbeat is too old
+   * to be sure nobody else does (wait for the next beat, which renews the fence or retires the token).
    */
-  private void lostOrWait(HeldNotice h, long now) {
-    if (!h.owner().equals(liveness.token())) {
-      if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.GONE)) {
-        holdings.done(h);
+  private void notNow(HeldNotice h, long now) {
+    if (!ownership.keepsUnder(h.owner())) {
+      if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.TAKEN)) {
+        ownership.letGo(List.of(h)); // released by the poller: this thread never waits for the database
       }
       return;
     }
     HeldNotice later = new HeldNotice(h.row, h.definition, now + 50);
     if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.RECORDING)) {
-      holdings.reschedule(h, later);
+      ownership.holdings().reschedule(h, later);
     }
   }
 
   /** Waits for a free delivery slot while running; false if the engine stops meanwhile. */
-  private boolean acquireDeliverySlot() throws InterruptedException {
-    while (isRunning()) {
-      if (deliverySlots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+  private boolean acquireSlot() throws InterruptedException {
+    while (running.getAsBoolean()) {
+      if (slots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
         return true;
       }
     }
@@ -107,23 +145,52 @@ final class Firing extends EnginePart {
    * outcome is not yet committed is delivered again after a crash, so this bounds the repeats a
    * crash can cause to about {@code maxConcurrentDeliveries} plus three batches (two being written, one waiting).
    */
-  private void awaitWriterCatchUp() {
-    while (writer.backlog() > settings.writeBatch() && isRunning()) {
-      java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+  private void awaitRecorderCatchUp() {
+    while (recorder.backlog() > settings.writeBatch() && running.getAsBoolean()) {
+      LockSupport.parkNanos(200_000);
     }
   }
 
-  /** Starts one attempt; the returned future completes when its outcome is queued for writing. */
-  private CompletableFuture<Void> dispatch(HeldNotice h) {
+  /**
+   * Manual driving: one attempt of every notice due by {@code nowMillis} not yet in {@code
+   * attempted}, one after another on the caller's thread, through the same {@link #attempt}; a notice
+   * attempted already (a retry due at once) is let go until the next call. Returns the outcomes,
+   * unrecorded; adds what it attempted to {@code attempted}.
+   */
+  List<Recorder.Pending> fireDueNow(long nowMillis, java.util.Set<java.util.UUID> attempted) {
+    List<Recorder.Pending> out = new ArrayList<>();
+    for (HeldNotice h : ownership.timer().pollDue(nowMillis, Integer.MAX_VALUE)) {
+      if (!attempted.add(h.id())) {
+        if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.RECORDING)) {
+          out.add(new Recorder.Pending(h, Transitions.release(h.row, clock.instant()), null));
+        }
+      } else if (ownership.holdings().begin(h)) {
+        Recorder.Pending p = attempt(h).join();
+        if (p != null) {
+          out.add(p);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Starts one attempt of a notice that has begun ({@link HeldNotice.Stage#DELIVERING}); completes,
+   * never exceptionally, with its judged outcome (null: a deferral kept in memory).
+   */
+  CompletableFuture<Recorder.Pending> attempt(HeldNotice h) {
+    if (Trace.on()) {
+      Trace.log("start {} v{} under {}", h.id(), h.row.version(), h.owner());
+    }
     Instant started = clock.instant();
     long t0 = System.nanoTime();
     CompletableFuture<DeliveryResult> attempt;
     AttemptObserver.Observed observed = null;
-    if (confirmationOverdue(h)) {
-      attempt = CompletableFuture.completedFuture(null); // finish() turns it into DEAD without a delivery
+    if (Judge.confirmationOverdue(h)) {
+      attempt = CompletableFuture.completedFuture(null); // judged DEAD without a delivery
     } else {
       try {
-        Channel channel = channelOf(h);
+        Channel channel = h.definition == null ? null : channels.get(h.definition.channel());
         if (channel == null) {
           attempt = CompletableFuture.completedFuture(noChannel(h));
         } else {
@@ -140,14 +207,8 @@ final class Firing extends EnginePart {
         .handle((r, e) -> {
           DeliveryResult result = resultOf(r, e);
           ended(watching, result, e);
-          outcomes.finish(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
-          return null;
+          return judge.judge(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
         });
-  }
-
-  /** The notice's channel; null when there is none to call (definition deleted, channel missing). */
-  private Channel channelOf(HeldNotice h) {
-    return h.definition == null ? null : channels.get(h.definition.channel());
   }
 
   /** The result of an attempt that reached no channel. */
@@ -165,11 +226,11 @@ final class Firing extends EnginePart {
 
   /** Starts watching the attempt; an observer that fails leaves it unobserved, never undelivered. */
   private AttemptObserver.Observed observe(HeldNotice h) {
-    if (core.attemptObserver == AttemptObserver.NONE) {
+    if (observer == AttemptObserver.NONE) {
       return null; // nothing to watch: the channel sends the notice's own traceparent
     }
     try {
-      return core.attemptObserver.start(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1));
+      return observer.start(new Delivery(h.row.notice(), h.definition, h.row.notice().attempts() + 1));
     } catch (RuntimeException e) {
       listeners.onEngineError("observe attempt", e);
       return null;
@@ -181,61 +242,24 @@ final class Firing extends EnginePart {
       return;
     }
     try {
-      Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-          ? error.getCause() : error;
-      observed.end(result, cause);
+      observed.end(result, unwrap(error));
     } catch (RuntimeException e) {
       listeners.onEngineError("observe attempt", e);
     }
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   private DeliveryResult resultOf(DeliveryResult r, Throwable e) {
     if (e == null) {
       return r != null ? r : DeliveryResult.retry("channel returned no result");
     }
-    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    Throwable cause = unwrap(e);
     if (cause instanceof TimeoutException) {
       return DeliveryResult.retry("attempt timed out after " + settings.deliveryTimeout().toMillis() + " ms");
     }
     return DeliveryResult.retry(cause.getClass().getName() + ": " + cause.getMessage());
-  }
-
-  OutcomeWriter.Pending runOne(HeldNotice h) {
-    holdings.begin(h);
-    if (h.definition == null || confirmationOverdue(h)) {
-      holdings.recording(h);
-      return outcomes.pendingOutcome(h, DeliveryResult.fail("definition '" + h.row.notice().definition() + "' no longer exists"),
-          clock.instant(), Duration.ZERO);
-    }
-    Instant started = clock.instant();
-    long t0 = System.nanoTime();
-    Channel channel = channels.get(h.definition.channel());
-    DeliveryResult result;
-    if (channel == null) {
-      result = DeliveryResult.retry("no channel named '" + h.definition.channel() + "'");
-    } else {
-      AttemptObserver.Observed observed = observe(h);
-      Throwable error = null;
-      try {
-        result = channel.deliver(delivery(h, observed))
-            .toCompletableFuture()
-            .get(settings.deliveryTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        result = resultOf(result, null);
-      } catch (ExecutionException e) {
-        error = e.getCause();
-        result = resultOf(null, e.getCause());
-      } catch (TimeoutException | RuntimeException e) {
-        error = e;
-        result = resultOf(null, e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        ended(observed, DeliveryResult.retry("interrupted"), e);
-        throw new HeraldException("interrupted while delivering notice " + h.id(), e);
-      }
-      ended(observed, result, error);
-    }
-    holdings.recording(h);
-    circuits.record(SyncFirst.receiverOf(h.definition, h.row.notice().target()), result);
-    return outcomes.pendingOutcome(h, result, started, Duration.ofNanos(System.nanoTime() - t0));
   }
 }

@@ -21,7 +21,13 @@ final class HeldNotice {
     DELIVERING,
     /** Its outcome is queued or being written. */
     RECORDING,
-    /** Let go: taken back by an operator, released, or its outcome recorded. */
+    /**
+     * Taken out of the pipeline before its attempt (by an operator's action, a revocation, a
+     * retirement): still counted as held while its row is being changed or released, so that nothing
+     * takes that row for a stray one meanwhile.
+     */
+    TAKEN,
+    /** Let go: its row changed or released, or its outcome recorded. */
     GONE
   }
 

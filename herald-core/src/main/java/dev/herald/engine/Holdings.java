@@ -13,27 +13,30 @@ import java.util.concurrent.Semaphore;
  * only an index of the ones waiting for their due time. Each held notice takes one permit of
  * {@code room} (the {@code maxHeld} bound) and gives it back exactly once, when it leaves.
  *
- * <p>The rule that keeps operators' changes honoured: a notice can be taken back only before its
- * attempt starts ({@link Stage#TIMER} or {@link Stage#WAITING}); while it is delivered or its
- * outcome written, {@link #takeBack} answers {@link TakeBack#BUSY} and the operator waits for the
- * outcome. Whoever takes a notice out of memory without recording its outcome must change or
- * release its row, or it would stay leased by a live node.
+ * <p>The rule that keeps operators' changes honoured: a notice can be taken only before its attempt
+ * starts ({@link Stage#TIMER} or {@link Stage#WAITING}); while it is delivered or its outcome
+ * written, {@link #take} answers {@link TakeBack#BUSY} and the operator waits for the outcome. A
+ * taken notice stays registered ({@link Stage#TAKEN}) until its taker has changed or released its
+ * row and calls {@link #done}.
  */
 final class Holdings {
-  /** What {@link #takeBack} found. */
+  /** What {@link #take} found. */
   enum TakeBack {
-    /** Was held and not started: now out of memory; the caller changes or releases the row. */
+    /** Was held and not started: now {@link Stage#TAKEN}; the caller changes or releases the row, then calls done. */
     TAKEN,
-    /** Being delivered or recorded right now: wait for its outcome. */
+    /** Being delivered or recorded, or taken by someone else, right now: wait. */
     BUSY,
     /** Not held in this node's memory. */
     NOT_HELD
   }
 
+  /** What {@link #take} did, and the notice it took (null unless TAKEN). */
+  record Taken(TakeBack result, HeldNotice notice) {}
+
   private final Map<UUID, HeldNotice> held = new ConcurrentHashMap<>();
   /**
-   * Versions of notices an operator changed while this node's claim of them may still have been on
-   * its way into memory: a hold of such a version or older is dropped at {@link #add}. Kept a minute.
+   * Versions of notices whose rows were changed while a claim of them may still have been on its way
+   * into memory: a hold of such a version or older is refused at {@link #add}. Kept a minute.
    */
   private final Map<UUID, long[]> superseded = new ConcurrentHashMap<>();
   private final DueTimer timer;
@@ -44,9 +47,13 @@ final class Holdings {
     this.room = room;
   }
 
+  DueTimer timer() {
+    return timer;
+  }
+
   /**
    * Registers a claimed notice (its permit already taken) and puts it in the timer. False if the id
-   * is already held or reserved: the permit is given back and the caller must release the row.
+   * is already held or its version superseded: the permit is given back and the caller releases the row.
    */
   boolean add(HeldNotice h) {
     long[] gone = superseded.get(h.id());
@@ -62,15 +69,28 @@ final class Holdings {
     return true;
   }
 
+  boolean isHeld(UUID id) {
+    return held.containsKey(id);
+  }
+
+  /** The notice held under {@code id} (any stage), or null. */
+  HeldNotice get(UUID id) {
+    return held.get(id);
+  }
+
   /**
-   * An operator is changing version {@code version} of a notice this node owns but does not hold in
-   * memory: if a claim of it is still on its way in, it must not be fired.
+   * The row of {@code id} at {@code version} changed without this node's memory: a claim of that
+   * version or older still on its way in must not be held. A notice held at such a version and not
+   * started is taken out and let go (its row is no longer what it holds).
    */
   void supersede(UUID id, long version, long nowMillis) {
     superseded.merge(id, new long[] {version, nowMillis}, (a, b) -> a[0] >= b[0] ? a : b);
     HeldNotice h = held.get(id);
     if (h != null && h.row.version() <= version) {
-      takeBack(id);
+      Taken t = take(id);
+      if (t.result() == TakeBack.TAKEN) {
+        done(t.notice());
+      }
     }
   }
 
@@ -100,7 +120,7 @@ final class Holdings {
     }
   }
 
-  /** Starts an attempt: false if the notice was taken back meanwhile. */
+  /** Starts an attempt: false if the notice was taken meanwhile. */
   boolean begin(HeldNotice h) {
     return h.move(Stage.WAITING, Stage.DELIVERING);
   }
@@ -109,7 +129,7 @@ final class Holdings {
     h.moveTo(Stage.RECORDING);
   }
 
-  /** The notice left memory (outcome recorded, released, or lost with a lapsed incarnation). */
+  /** The notice left memory (outcome recorded, row changed or released, or dropped). */
   void done(HeldNotice h) {
     h.moveTo(Stage.GONE);
     if (held.remove(h.id(), h)) {
@@ -117,65 +137,66 @@ final class Holdings {
     }
   }
 
-  /** What {@link #take} did, and the notice it took out of memory (null unless TAKEN). */
-  record Taken(TakeBack result, HeldNotice notice) {}
-
-  /** Takes a notice out of memory if its attempt has not started. */
-  TakeBack takeBack(UUID id) {
-    return take(id).result();
-  }
-
+  /** Takes a notice out of the pipeline if its attempt has not started; see {@link TakeBack}. */
   Taken take(UUID id) {
     while (true) {
       HeldNotice h = held.get(id);
       if (h == null) {
         return new Taken(TakeBack.NOT_HELD, null);
       }
-      boolean taken = timer.remove(id, h) != null ? h.move(Stage.TIMER, Stage.GONE) : h.move(Stage.WAITING, Stage.GONE);
+      boolean taken = timer.remove(id, h) != null ? h.move(Stage.TIMER, Stage.TAKEN) : h.move(Stage.WAITING, Stage.TAKEN);
       if (taken) {
-        if (held.remove(id, h)) {
-          room.release();
-        }
         return new Taken(TakeBack.TAKEN, h);
       }
       if (h.stage() == Stage.GONE) {
         Thread.onSpinWait(); // being replaced by its next hold, or leaving: look again
         continue;
       }
-      return new Taken(TakeBack.BUSY, null); // DELIVERING, RECORDING, or a TIMER hold on its way into the heap
+      return new Taken(TakeBack.BUSY, null); // DELIVERING, RECORDING, TAKEN, or a TIMER hold on its way into the heap
     }
   }
 
-  /** Takes every unstarted notice held under another owner than {@code current} out of memory (a lapse). */
-  int dropUnstartedNotOwnedBy(String current) {
-    int dropped = 0;
+  /** Takes every unstarted notice held under {@code owner} (a retired incarnation); the caller releases and finishes them. */
+  List<HeldNotice> takeUnstartedOf(String owner) {
+    List<HeldNotice> out = new ArrayList<>();
     for (HeldNotice h : held.values()) {
-      if (!current.equals(h.owner()) && takeBack(h.id()) == TakeBack.TAKEN) {
-        dropped++;
+      if (owner.equals(h.owner())) {
+        Taken t = take(h.id());
+        if (t.result() == TakeBack.TAKEN) {
+          out.add(t.notice());
+        }
       }
     }
-    return dropped;
+    return out;
   }
 
-  /** Takes every notice still in the timer out of memory and returns them (shutdown: they are released). */
+  /** Takes every notice still in the timer and returns them, TAKEN (shutdown: they are released). */
   List<HeldNotice> drainTimer() {
     List<HeldNotice> out = new ArrayList<>();
     for (HeldNotice h : timer.drain()) {
-      if (h.move(Stage.TIMER, Stage.GONE)) {
-        held.remove(h.id(), h);
-        room.release();
+      if (h.move(Stage.TIMER, Stage.TAKEN)) {
         out.add(h);
       }
     }
     return out;
   }
 
-
   /** Held notices at {@code stage} now (a moment's count: stages move while it is taken). */
   int count(Stage stage) {
     int n = 0;
     for (HeldNotice h : held.values()) {
       if (h.stage() == stage) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Notices held under {@code owner}, at any stage. */
+  int countOf(String owner) {
+    int n = 0;
+    for (HeldNotice h : held.values()) {
+      if (owner.equals(h.owner())) {
         n++;
       }
     }

@@ -11,6 +11,7 @@ import dev.herald.spi.NoticeRow;
 import dev.herald.spi.Shards;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Supplier;
 
@@ -85,7 +86,17 @@ final class Intake {
     }
     // Times are stored in whole milliseconds; round the fire time up so that a notice never fires early.
     Instant now = Instant.ofEpochMilli(clock.millis());
-    Instant fireAt = ceilMillis(r.fireAt() != null ? r.fireAt() : r.delay() != null ? now.plus(r.delay()) : now);
+    Instant fireAt;
+    if (r.fireAt() != null) {
+      fireAt = storable(r.fireAt(), prefix + "fireAt");
+    } else if (r.delay() != null) {
+      if (r.delay().compareTo(Duration.between(now, LATEST)) > 0) {
+        throw new InvalidInputException(prefix + "delay", "must end by " + LATEST + ", was " + r.delay());
+      }
+      fireAt = ceilMillis(now.plus(r.delay()));
+    } else {
+      fireAt = now;
+    }
     Notice n = new Notice(Ids.next(clock), r.definition(), r.payload(), r.description(), r.idempotencyKey(),
         NoticeStatus.PENDING, 0, fireAt, fireAt, null, null, now, now, null, r.target(),
         r.traceparent() != null ? r.traceparent() : currentTraceparent());
@@ -115,7 +126,19 @@ final class Intake {
     if (e.payload() == null && e.fireAt() == null && e.target() == null) {
       throw new InvalidInputException("edit", "changes nothing: give a payload, fireAt or target");
     }
-    return e.fireAt() == null ? e : new dev.herald.NoticeEdit(e.payload(), ceilMillis(e.fireAt()), e.target());
+    return e.fireAt() == null ? e : new dev.herald.NoticeEdit(e.payload(), storable(e.fireAt(), "fireAt"), e.target());
+  }
+
+  /** The earliest and latest fire times stored: epoch milliseconds, and the last instant of a four-digit year. */
+  static final Instant EARLIEST = Instant.EPOCH;
+  static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
+
+  /** A fire time rounded up to whole milliseconds, or an error naming {@code field} if it is outside the stored range. */
+  static Instant storable(Instant t, String field) {
+    if (t.isBefore(EARLIEST) || t.isAfter(LATEST)) {
+      throw new InvalidInputException(field, "must be between " + EARLIEST + " and " + LATEST + ", was " + t);
+    }
+    return ceilMillis(t);
   }
 
   static Instant ceilMillis(Instant t) {

@@ -1,42 +1,55 @@
 package dev.herald.engine;
 
-import dev.herald.spi.Change;
+import dev.herald.spi.NoticeStore;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The node's scheduled upkeep: the heartbeat (and what a lapsed one means), revocations other
- * nodes asked for, the backlog count for flow control, and housekeeping (definitions, silent nodes,
- * old requests, history past its retention).
+ * The node's scheduled upkeep, beside the pipeline: the heartbeat ({@link Ownership#heartbeat}) and
+ * the revocations other nodes' operators asked for, the backlog count for flow control, and
+ * housekeeping (definitions, silent nodes, old requests, history past its retention).
  */
-final class NodeUpkeep extends EnginePart {
+final class NodeUpkeep {
+  private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
-  NodeUpkeep(EngineCore core) {
-    super(core);
+  private final EngineSettings settings;
+  private final NoticeStore store;
+  private final Clock clock;
+  private final Ownership ownership;
+  private final DefinitionCache definitions;
+  private final OutcomeWaiters waiters;
+  private final Listeners listeners;
+  private final BooleanSupplier running;
+  private volatile int dueBacklog;
+
+  NodeUpkeep(EngineSettings settings, NoticeStore store, Clock clock, Ownership ownership,
+      DefinitionCache definitions, OutcomeWaiters waiters, Listeners listeners, BooleanSupplier running) {
+    this.settings = settings;
+    this.store = store;
+    this.clock = clock;
+    this.ownership = ownership;
+    this.definitions = definitions;
+    this.waiters = waiters;
+    this.listeners = listeners;
+    this.running = running;
   }
 
   /**
-   * Proves this node alive, or finds that it lapsed (the database was away, or the process paused,
-   * longer than the node timeout) and drops what it held under the lapsed incarnation; then lets go
-   * of the notices operators on other nodes asked for. Catches everything: a scheduled task that
-   * throws never runs again.
+   * Proves this node alive (or retires an incarnation whose beat failed it), then lets go of the
+   * notices operators on other nodes asked for. Catches everything: a scheduled task that throws
+   * never runs again.
    */
   void heartbeat() {
     try {
-      if (!liveness.beat()) {
-        int dropped = holdings.dropUnstartedNotOwnedBy(liveness.token());
-        listeners.onEngineError("heartbeat", new dev.herald.HeraldException("node " + settings.nodeId()
-            + " missed its heartbeats for longer than the node timeout; other nodes may have taken over its"
-            + " notices; continuing as " + liveness.token() + " (" + dropped + " held notice(s) dropped)"));
-        log.warn("Herald node {}: heartbeat lapsed; continuing as {}, dropped {} held notice(s)",
-            settings.nodeId(), liveness.token(), dropped);
-        requestPoll();
-      }
+      ownership.heartbeat();
       revocations();
-      holdings.expireSupersessions(clock.millis() - 60_000);
     } catch (Throwable e) {
       listeners.onEngineError("heartbeat", e);
       log.warn("Herald node {}: heartbeat failed: {}", settings.nodeId(), e.toString());
@@ -45,30 +58,38 @@ final class NodeUpkeep extends EnginePart {
 
   /** Lets go of the unstarted notices that operators on other nodes asked for; running ones wait for their outcome. */
   private void revocations() {
-    List<UUID> asked = store.revocationsFor(liveness.token());
+    List<UUID> asked = new ArrayList<>();
+    for (String token : ownership.tokens()) {
+      asked.addAll(store.revocationsFor(token));
+    }
     if (asked.isEmpty()) {
       return;
     }
-    List<Change> releases = new ArrayList<>();
+    List<HeldNotice> taken = new ArrayList<>();
     List<UUID> answered = new ArrayList<>();
-    Instant now = clock.instant();
     for (UUID id : asked) {
-      Holdings.Taken taken = holdings.take(id);
-      Holdings.TakeBack r = taken.result();
-      if (r == Holdings.TakeBack.TAKEN) {
-        releases.add(Transitions.release(taken.notice().row, now));
+      Holdings.Taken t = ownership.holdings().take(id);
+      switch (t.result()) {
+        case TAKEN -> taken.add(t.notice());
+        case NOT_HELD -> ownership.suspect(id); // owned here by no memory, perhaps: the poller releases it
+        case BUSY -> {
+          continue; // answered once its attempt is recorded
+        }
       }
-      if (r != Holdings.TakeBack.BUSY) {
-        answered.add(id);
-      }
+      answered.add(id);
     }
-    releaseQuietly(releases, "let go of revoked notices");
+    ownership.letGo(taken);
     store.clearRevocations(answered);
+  }
+
+  /** Notices due and undelivered as last counted (only when a backlog limit is set). */
+  int dueBacklog() {
+    return dueBacklog;
   }
 
   void countBacklog() {
     try {
-      core.dueBacklog = store.countDue(clock.instant(), settings.maxBacklog() + 1);
+      dueBacklog = store.countDue(clock.instant(), settings.maxBacklog() + 1);
     } catch (Throwable e) {
       listeners.onEngineError("count backlog", e);
     }
@@ -80,15 +101,10 @@ final class NodeUpkeep extends EnginePart {
       definitions.reload();
       store.forgetSilentNodes(clock.instant().minus(Duration.ofHours(1)));
       store.purgeRequests(clock.instant().minus(Duration.ofDays(1)));
-      Instant before = clock.instant().minus(settings.historyRetention());
-      int purged;
-      int total = 0;
-      do {
-        purged = store.purgeHistory(before, 1_000);
-        total += purged;
-      } while (purged == 1_000 && isRunning());
+      int total = purge(running);
       if (total > 0) {
-        log.info("Herald node {}: purged {} finished notice(s) older than {}", settings.nodeId(), total, before);
+        log.info("Herald node {}: purged {} finished notice(s) older than {}", settings.nodeId(), total,
+            clock.instant().minus(settings.historyRetention()));
       }
     } catch (Throwable e) {
       listeners.onEngineError("housekeeping", e);
@@ -98,13 +114,17 @@ final class NodeUpkeep extends EnginePart {
 
   /** Purges history now (what housekeeping does on its own schedule); returns how many were purged. */
   int purgeHistoryNow() {
+    return purge(() -> true);
+  }
+
+  private int purge(BooleanSupplier goOn) {
     Instant before = clock.instant().minus(settings.historyRetention());
     int total = 0;
     int purged;
     do {
       purged = store.purgeHistory(before, 1_000);
       total += purged;
-    } while (purged == 1_000);
+    } while (purged == 1_000 && goOn.getAsBoolean());
     return total;
   }
 }

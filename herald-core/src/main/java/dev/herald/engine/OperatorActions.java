@@ -36,13 +36,17 @@ final class OperatorActions implements NoticeOperations {
 
   /** What the actions need from the engine that holds notices in memory. */
   interface HeldNotices {
-    Holdings.TakeBack takeBack(UUID id);
+    /** Takes a notice held here out of the pipeline if it has not started. */
+    Holdings.Taken take(UUID id);
+
+    /** The taker of {@code h} is done with its row; {@code written} false if it may still be held here by no memory. */
+    void settled(HeldNotice h, boolean written);
 
     /** See {@link Holdings#supersede}. */
     void supersede(UUID id, long version);
 
-    /** This node's current incarnation token. */
-    String owner();
+    /** Whether {@code owner} is one of this node's incarnations (current, or retired with attempts still running). */
+    boolean isMine(String owner);
 
     boolean ownerAlive(String owner);
 
@@ -54,11 +58,16 @@ final class OperatorActions implements NoticeOperations {
     boolean running();
   }
 
-  /** How an action got hold of a notice. */
-  private enum Hold {
+  /** How an action got hold of a notice: {@code taken} is set when it was taken out of this node's memory. */
+  private record Hold(Kind kind, HeldNotice taken) {
+    static final Hold FREE = new Hold(Kind.FREE, null);
+    static final Hold WAIT = new Hold(Kind.WAIT, null);
+  }
+
+  private enum Kind {
     /** Nobody live holds it: the optimistic change decides. */
     FREE,
-    /** Taken out of this node's memory: the action must change or release the row. */
+    /** Taken out of this node's pipeline: the action must change or release the row. */
     TAKEN,
     /** Being delivered, or held by another live node that was asked to let go: look again soon. */
     WAIT
@@ -125,43 +134,38 @@ final class OperatorActions implements NoticeOperations {
 
   /**
    * Confirms a delivered notice. Idempotent; never waits for a delivery: one that arrives while the
-   * notice is being (re)delivered, here or on another node, is recorded and applied when that
-   * delivery is recorded as awaiting confirmation (the writer looks for it, and the read here after
-   * recording it catches an outcome that landed in between).
+   * notice is in flight (being delivered, here or on another node) is recorded, and the next outcome
+   * recorded for the notice consumes it, whatever that outcome is, in its own transaction. A notice
+   * whose last attempt failed can be confirmed too: the receiver says it got one, whatever Herald saw
+   * of the answer.
    */
   @Override
   public Notice confirm(UUID id) {
     long deadline = System.nanoTime() + held.patience().toNanos();
     while (true) {
       NoticeRow row = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-      switch (row.status()) {
-        case SUCCEEDED -> {
-          return row.notice(); // confirmed already (perhaps by an early confirmation)
-        }
-        case AWAITING_CONFIRM -> {
-          Notice done = applyConfirm(row);
-          if (done != null) {
-            return done;
+      Notice done = switch (row.status()) {
+        case SUCCEEDED -> row.notice(); // confirmed already (perhaps by an early confirmation)
+        case AWAITING_CONFIRM -> applyConfirm(row);
+        case FAILED -> {
+          if (row.notice().attempts() == 0) {
+            throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED, "it has never been sent");
           }
+          yield applyConfirm(row);
         }
         case DEAD -> {
           if (!diedUnconfirmed(row)) {
             throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
                 "only a delivered notice can be confirmed; this one failed");
           }
-          Notice done = applyConfirm(row); // a late confirmation of a notice declared dead for the want of it
-          if (done != null) {
-            return done;
-          }
+          yield applyConfirm(row); // a late confirmation of a notice declared dead for the want of it
         }
-        case IN_FLIGHT -> {
-          Notice done = confirmHeld(row);
-          if (done != null) {
-            return done;
-          }
-        }
+        case IN_FLIGHT -> confirmInFlight(row);
         default -> throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED,
-            "only a delivered notice awaiting confirmation can be confirmed");
+            "only a notice that was sent can be confirmed");
+      };
+      if (done != null) {
+        return done;
       }
       if (System.nanoTime() > deadline) {
         throw new HeraldException("notice " + id + " kept changing; try again");
@@ -171,7 +175,7 @@ final class OperatorActions implements NoticeOperations {
 
   private Notice applyConfirm(NoticeRow row) {
     Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
-    if (!store.apply(List.of(c)).getFirst()) {
+    if (!store.apply(List.of(c)).getFirst().written()) {
       return null;
     }
     listeners.onFinished(c.next().notice());
@@ -188,37 +192,37 @@ final class OperatorActions implements NoticeOperations {
     return last == dev.herald.DeliveryResult.Outcome.DELIVERED || last == dev.herald.DeliveryResult.Outcome.AWAIT_CONFIRM;
   }
 
-  /** Confirms an IN_FLIGHT notice; null if it moved meanwhile and must be read again. */
-  private Notice confirmHeld(NoticeRow row) {
+  /**
+   * Confirms an IN_FLIGHT notice; null if it moved meanwhile and must be read again. One held here,
+   * sent before and not being sent now, is confirmed at once; otherwise the confirmation waits for the
+   * notice's next recorded outcome. (A notice held here and never sent by this node may be in its
+   * first attempt elsewhere, by a node that lost it: the receiver may be confirming that attempt.)
+   */
+  private Notice confirmInFlight(NoticeRow row) {
     UUID id = row.id();
-    if (held.owner().equals(row.owner()) && held.takeBack(id) == Holdings.TakeBack.TAKEN) { // held here, not started
-      boolean applied = false;
-      try {
-        if (!Transitions.wasDelivered(row)) {
-          throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED, "it has not been delivered yet");
-        }
-        Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
-        applied = store.apply(List.of(c)).getFirst();
-        if (applied) {
-          listeners.onFinished(c.next().notice());
-          return c.next().notice();
-        }
-        return null;
-      } finally {
-        if (!applied) {
-          releaseTaken(row);
+    if (held.isMine(row.owner()) && row.attemptsInBudget() > 0) {
+      Holdings.Taken t = held.take(id);
+      if (t.result() == Holdings.TakeBack.TAKEN) { // held here, not started: confirm it now
+        boolean written = false;
+        try {
+          Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
+          written = store.apply(List.of(c)).getFirst().written();
+          if (written) {
+            listeners.onFinished(c.next().notice());
+            return c.next().notice();
+          }
+          return null;
+        } finally {
+          if (!written) {
+            releaseTaken(t.notice());
+          } else {
+            held.settled(t.notice(), true);
+          }
         }
       }
     }
-    store.recordEarlyConfirmation(id, clock.instant());
-    NoticeRow now = store.find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-    if (now.status() != NoticeStatus.IN_FLIGHT) {
-      // Its outcome landed first. Whoever removes the early confirmation applies it: this caller,
-      // or the writer that recorded the outcome (then the next read finds it confirmed).
-      store.takeEarlyConfirmations(List.of(id));
-      return null;
-    }
-    return now.notice();
+    // Being delivered (or held elsewhere): the next recorded outcome consumes it.
+    return store.recordEarlyConfirmation(id, clock.instant()) ? row.notice() : null;
   }
 
   @Override
@@ -235,7 +239,7 @@ final class OperatorActions implements NoticeOperations {
       }
       Instant now = clock.instant();
       List<Change> changes = dead.stream().map(r -> Transitions.resend(r, now)).toList();
-      int applied = (int) store.apply(changes).stream().filter(b -> b).count();
+      int applied = (int) store.apply(changes).stream().filter(dev.herald.spi.Applied::written).count();
       total += applied;
       if (applied == 0) {
         break; // all changed under us; do not spin
@@ -266,8 +270,8 @@ final class OperatorActions implements NoticeOperations {
         throw new IllegalTransitionException(id, row.status(), target, null);
       }
       Hold hold = secure(row, askedToLetGo);
-      if (hold == Hold.WAIT) {
-        askedToLetGo |= row.owner() != null && !held.owner().equals(row.owner());
+      if (hold.kind() == Kind.WAIT) {
+        askedToLetGo |= row.owner() != null && !held.isMine(row.owner());
         if (System.nanoTime() > deadline) {
           throw new IllegalTransitionException(id, row.status(), target != null ? target : row.status(),
               "node " + row.owner() + " is delivering it or did not let go within " + held.patience().toMillis()
@@ -279,7 +283,7 @@ final class OperatorActions implements NoticeOperations {
       boolean applied = false;
       try {
         Change change = decision.decide(row);
-        applied = store.apply(List.of(change)).getFirst();
+        applied = store.apply(List.of(change)).getFirst().written();
         if (applied) {
           Notice next = change.next().notice();
           if (next.status().isFinished()) {
@@ -288,8 +292,12 @@ final class OperatorActions implements NoticeOperations {
           return next;
         }
       } finally {
-        if (hold == Hold.TAKEN && !applied) {
-          releaseTaken(row);
+        if (hold.taken() != null) {
+          if (applied) {
+            held.settled(hold.taken(), true);
+          } else {
+            releaseTaken(hold.taken());
+          }
         }
       }
       if (System.nanoTime() > deadline) {
@@ -301,13 +309,14 @@ final class OperatorActions implements NoticeOperations {
   /** Makes sure no attempt of this version can start once the change applies. */
   private Hold secure(NoticeRow row, boolean askedToLetGo) {
     String owner = row.owner();
-    if (row.status() != NoticeStatus.IN_FLIGHT || owner == null || owner.endsWith(DeliveryEngine.PROVISIONAL)) {
+    if (row.status() != NoticeStatus.IN_FLIGHT || owner == null || owner.endsWith(Ownership.PROVISIONAL)) {
       // Unheld, or pre-claimed and not yet adopted: adoption and claims are version-checked like the change.
       return Hold.FREE;
     }
-    if (owner.equals(held.owner())) {
-      return switch (held.takeBack(row.id())) {
-        case TAKEN -> Hold.TAKEN;
+    if (held.isMine(owner)) { // any incarnation of this node, current or retired: its memory decides
+      Holdings.Taken t = held.take(row.id());
+      return switch (t.result()) {
+        case TAKEN -> new Hold(Kind.TAKEN, t.notice());
         case BUSY -> Hold.WAIT;
         case NOT_HELD -> {
           held.supersede(row.id(), row.version()); // a claim of it still on its way into memory is dropped
@@ -324,11 +333,23 @@ final class OperatorActions implements NoticeOperations {
     return Hold.WAIT;
   }
 
-  private void releaseTaken(NoticeRow row) {
+  /**
+   * Gives back the row of a notice taken out of memory whose change did not apply (or whose answer
+   * was lost). If even that fails, the row may stay held here by no memory: it is reported suspect,
+   * and reconciliation releases it once the database answers.
+   */
+  private void releaseTaken(HeldNotice h) {
+    if (Trace.on()) {
+      Trace.log("operator releases {} v{} of {}", h.id(), h.row.version(), h.owner());
+    }
+    boolean written = false;
     try {
-      store.apply(List.of(Transitions.release(row, clock.instant())));
+      store.apply(List.of(Transitions.release(h.row, clock.instant())));
+      written = true; // released, or stale: changed by the action itself after all, so no longer held here
     } catch (RuntimeException e) {
-      listeners.onEngineError("release notice " + row.id(), e);
+      listeners.onEngineError("release notice " + h.id(), e);
+    } finally {
+      held.settled(h, written);
     }
   }
 

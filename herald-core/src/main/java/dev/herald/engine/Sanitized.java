@@ -27,7 +27,8 @@ final class Sanitized {
         new NoticeRow(safe, next.owner(), next.leaseUntil(), next.version(), next.retryBase(), next.shard()),
         safeAttempt, c.alert() == null ? null : new dev.herald.PendingAlert(c.alert().id(), c.alert().noticeId(),
             c.alert().definition(), c.alert().endpoint(), c.alert().failures(), c.alert().finalFailure(),
-            c.alert().error() == null ? null : plain(c.alert().error()) + note, c.alert().raisedAt()));
+            c.alert().error() == null ? null : plain(c.alert().error()) + note, c.alert().raisedAt()),
+        c.ifConfirmed());
   }
 
   static String plain(String text) {

@@ -46,7 +46,7 @@ public final class Transitions {
   public static AfterAttempt afterAttempt(
       AttemptFacts f, Instant now, Instant keepUntil, Instant leaseUntil, RandomGenerator random) {
     if (f.result().outcome() == DeliveryResult.Outcome.DEFER) {
-      return new AfterAttempt(deferred(f, now, keepUntil, leaseUntil), null);
+      return new AfterAttempt(confirmable(deferred(f, now, keepUntil, leaseUntil), now), null);
     }
     NoticeRow row = f.claimed();
     Notice n = row.notice();
@@ -93,8 +93,24 @@ public final class Transitions {
     if (alert != null) {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
     }
-    Change change = new Change(row, row.next(next, owner, lease), attempt, pending(alert, def));
+    Change change = confirmable(new Change(row, row.next(next, owner, lease), attempt, pending(alert, def)), now);
     return new AfterAttempt(change, alert);
+  }
+
+  /**
+   * The change, able to become a success: if the receiver confirmed while the notice was in flight
+   * (during the attempt this change records, or before a release of a delivered notice), the store
+   * writes the notice SUCCEEDED instead, with the change (see {@link Change#ifConfirmed()}). A change
+   * to SUCCEEDED or CANCELLED, or of a notice not attempted since its last resend, stays as it is.
+   */
+  static Change confirmable(Change c, Instant now) {
+    NoticeStatus to = c.next().status();
+    boolean attempted = c.attempt() != null || c.next().attemptsInBudget() > 0;
+    if (c.expected().status() != NoticeStatus.IN_FLIGHT || !attempted || to == NoticeStatus.SUCCEEDED
+        || !to.canMoveTo(NoticeStatus.SUCCEEDED)) {
+      return c; // a PENDING release (nothing sent in this budget), a cancel: nothing to confirm
+    }
+    return c.confirmable(move(c.next(), NoticeStatus.SUCCEEDED, null, now).next());
   }
 
   /** Rescheduled without an attempt: attempts, error and budget unchanged. */
@@ -144,7 +160,7 @@ public final class Transitions {
     AlertEvent alert = def.alertPolicy().alertsOn(row.attemptsInBudget(), true)
         ? new AlertEvent(next, row.attemptsInBudget(), true, error, now)
         : null;
-    Change change = new Change(row, row.next(next, null, Instant.EPOCH), null, pending(alert, def));
+    Change change = confirmable(new Change(row, row.next(next, null, Instant.EPOCH), null, pending(alert, def)), now);
     return new AfterAttempt(change, alert);
   }
 
@@ -198,7 +214,7 @@ public final class Transitions {
    * if delivered (a confirm redelivery not made stays confirmable), else FAILED.
    */
   public static Change release(NoticeRow row, Instant now) {
-    return move(row, unheldStatus(row), row.notice().nextAttemptAt(), now);
+    return confirmable(move(row, unheldStatus(row), row.notice().nextAttemptAt(), now), now);
   }
 
   /** Back to PENDING, due now, with a fresh attempt budget (manual resend and bulk recover). */

@@ -1,16 +1,15 @@
 package dev.herald.intake;
 
-import dev.herald.BackPressureException;
 import dev.herald.Herald;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
-import dev.herald.StoreException;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /**
- * Enqueues one request for an intake, waiting while Herald refuses for now: back-pressure (its
- * backlog is over {@code maxBacklog}) or the database being away. The intake holds the message,
+ * Enqueues one request for an intake, waiting while Herald refuses for now (see {@link
+ * Refusals#forNow}): back-pressure (its backlog is over {@code maxBacklog}) or the database being
+ * away. The intake holds the message,
  * unacknowledged, until the notice is committed, so a queue's own flow control (prefetch, paused
  * partitions) stops the rest: intake pauses and resumes by itself.
  */
@@ -26,15 +25,19 @@ public final class IntakeRetry {
    * The committed notice (or the one an earlier message with the same key made), or null if the
    * intake stopped while waiting.
    *
-   * @throws dev.herald.InvalidInputException or {@link dev.herald.UnknownDefinitionException} for a
-   *     request Herald refuses for good (the message is malformed)
+   * @throws RuntimeException whatever Herald refused the request with for good ({@link
+   *     dev.herald.InvalidInputException}, {@link dev.herald.UnknownDefinitionException}, a value no
+   *     database column holds...): the intake parks the message
    */
   public static Notice enqueue(Herald herald, NoticeRequest request, Duration pause, BooleanSupplier running,
       Pausing listener) {
     while (running.getAsBoolean()) {
       try {
         return herald.enqueue(request);
-      } catch (BackPressureException | StoreException e) {
+      } catch (RuntimeException e) {
+        if (!Refusals.forNow(e)) {
+          throw e;
+        }
         listener.paused(e);
         try {
           Thread.sleep(pause);

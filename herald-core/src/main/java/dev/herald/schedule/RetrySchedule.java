@@ -52,6 +52,12 @@ public sealed interface RetrySchedule
    */
   Duration delayBefore(int attempt, RandomGenerator random);
 
+  /**
+   * The longest delay a schedule may give: ten years. Times are stored as epoch milliseconds, and
+   * a delay this long already means "never" to any receiver; longer ones would overflow on the way.
+   */
+  Duration MAX_DELAY = Duration.ofDays(3650);
+
   /** The canonical text of this schedule; {@link #parse} reads it back to an equal schedule. */
   String text();
 
@@ -521,6 +527,9 @@ public sealed interface RetrySchedule
   private static void requireWritable(Duration delay, String field, String label) {
     Objects.requireNonNull(delay, label.isEmpty() ? field : label);
     String reason = DurationText.unwritableReason(delay);
+    if (reason == null && delay.compareTo(MAX_DELAY) > 0) {
+      reason = "must be at most " + DurationText.format(MAX_DELAY) + ", was " + DurationText.format(delay);
+    }
     if (reason != null) {
       throw new InvalidInputException(field, label.isEmpty() ? reason : label + " " + reason);
     }

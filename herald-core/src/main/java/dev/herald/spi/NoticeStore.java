@@ -113,7 +113,10 @@ public interface NoticeStore {
 
   // ---------------------------------------------------------------- node liveness
 
-  /** Records a new incarnation {@code owner} of node {@code nodeId}, alive as of {@code now}. */
+  /**
+   * Records a new incarnation {@code owner} of node {@code nodeId}, alive as of {@code now}.
+   * Idempotent: registering the same owner again (after a lost answer) replaces its row.
+   */
   void registerNode(String owner, String nodeId, Instant now);
 
   /**
@@ -145,17 +148,34 @@ public interface NoticeStore {
 
   void clearRevocations(Collection<UUID> ids);
 
-  /** Records a confirmation that arrived while notice {@code id} was being delivered. */
-  void recordEarlyConfirmation(UUID id, Instant now);
+  /**
+   * Records a confirmation that arrived while notice {@code id} is {@code IN_FLIGHT} (being
+   * delivered, perhaps): the next {@link Change} of it that has an {@link Change#ifConfirmed()} form
+   * consumes it. Returns false, recording nothing, if the notice is not {@code IN_FLIGHT} (any more):
+   * the caller reads it again. Must exclude a concurrent {@link #apply} of the same notice (the JDBC
+   * store locks its row), so that a confirmation is either seen by that change or sees its result.
+   */
+  boolean recordEarlyConfirmation(UUID id, Instant now);
 
-  /** Removes and returns the early confirmations recorded for any of {@code ids}. */
-  Set<UUID> takeEarlyConfirmations(Collection<UUID> ids);
+  /**
+   * The {@code IN_FLIGHT} notices held by any of {@code owners} and due by {@code dueBy}, at most
+   * {@code limit}, oldest due first: what a node's incarnations own, to compare with what its memory
+   * holds (a claim or a write whose answer was lost may leave rows held by nobody's memory).
+   * Provisional owners are named explicitly if wanted. Read through the claim's due index, like
+   * {@link #releaseHeld}.
+   */
+  List<NoticeRow> heldBy(Collection<String> owners, Instant dueBy, int limit);
 
   /** Removes early confirmations and revocation requests older than {@code before} (their notices moved on). */
   int purgeRequests(Instant before);
 
-  /** Applies the changes in one transaction; element i tells whether change i applied. */
-  List<Boolean> apply(List<Change> changes);
+  /**
+   * Applies the changes in one transaction; element i tells what became of change i. Either every
+   * answered change is as answered, or the call throws and none was written, or (a {@link
+   * dev.herald.StoreException} whose {@link dev.herald.StoreException#outcomeUnknown()} is true) the
+   * transaction may or may not have committed as a whole.
+   */
+  List<Applied> apply(List<Change> changes);
 
   /** A live or archived notice. */
   Optional<NoticeRow> find(UUID id);

@@ -268,7 +268,7 @@ public abstract class ClusterStoreContract extends NoticeStoreContract {
     CompletableFuture<List<Boolean>> n1Applied = new CompletableFuture<>();
     // n2 pauses between its updates and its archives (deleting live rows) while n1 writes.
     DataSource hooked = beforeFirst(counted, sql -> sql.contains("DELETE FROM herald_notice "), () -> {
-      CompletableFuture.runAsync(() -> n1Applied.complete(n1.apply(stale)));
+      CompletableFuture.runAsync(() -> n1Applied.complete(written(n1.apply(stale))));
       try {
         n1Applied.get(1500, TimeUnit.MILLISECONDS);
       } catch (Exception waiting) {
@@ -276,7 +276,7 @@ public abstract class ClusterStoreContract extends NoticeStoreContract {
       }
     });
 
-    List<Boolean> n2Applied = new JdbcNoticeStore(hooked, dialect(), clock).apply(live);
+    List<Boolean> n2Applied = written(new JdbcNoticeStore(hooked, dialect(), clock).apply(live));
 
     assertThat(n1Applied.get(30, TimeUnit.SECONDS)).containsExactly(false, false);
     assertThat(deadlocks.get()).as("deadlocks").isZero();
@@ -344,10 +344,10 @@ public abstract class ClusterStoreContract extends NoticeStoreContract {
 
     Change stale = dev.herald.engine.Transitions.release(a, T);
     Change good = attempt(got.get(1), DeliveryResult.retry("again"), T);
-    assertThat(blind.apply(List.of(stale, good))).containsExactly(false, true);
+    assertThat(written(blind.apply(List.of(stale, good)))).containsExactly(false, true);
     assertThat(blind.adopt("n2", "n2#x", List.of(got.get(0).id(), other.id(), UUID.randomUUID())))
         .containsExactly(other.id());
-    assertThat(blind.apply(List.of(attempt(got.get(0), DeliveryResult.delivered(), T)))).containsExactly(true);
+    assertThat(written(blind.apply(List.of(attempt(got.get(0), DeliveryResult.delivered(), T))))).containsExactly(true);
     assertThat(stored(a).notice().finishedAt()).isEqualTo(T);
     assertThat(stored(b)).isEqualTo(good.next());
   }

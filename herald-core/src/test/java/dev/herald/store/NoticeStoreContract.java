@@ -18,6 +18,9 @@ import dev.herald.NoticeQuery;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.engine.Transitions;
+import dev.herald.StoreException;
+import dev.herald.faults.FaultyDataSource;
+import dev.herald.spi.Applied;
 import dev.herald.spi.Change;
 import dev.herald.spi.Claim;
 import dev.herald.spi.InsertResult;
@@ -625,7 +628,7 @@ public abstract class NoticeStoreContract {
     NoticeRow staleUpdateBefore = store.find(staleUpdate.id()).orElseThrow();
     NoticeRow staleArchiveBefore = store.find(staleArchive.id()).orElseThrow();
 
-    assertThat(store.apply(batch)).containsExactly(true, false, true, false, true, false);
+    assertThat(written(store.apply(batch))).containsExactly(true, false, true, false, true, false);
 
     assertThat(store.find(updated.id())).contains(batch.get(0).next());
     assertThat(store.find(staleUpdate.id())).contains(staleUpdateBefore);
@@ -681,7 +684,125 @@ public abstract class NoticeStoreContract {
   }
 
   @Test
-  void revocationsAndEarlyConfirmationsAreKeptUntilTaken() {
+  void heldByReadsTheOwnersInFlightRowsDueByItsBoundOldestFirst() {
+    Instant lease = T.plusSeconds(30);
+    NoticeRow second = insert(row().leasedBy("n1#a", lease).due(T.minusSeconds(1)));
+    NoticeRow first = insert(row().leasedBy("n1#b", lease).due(T.minusSeconds(5)));
+    insert(row().leasedBy("n1#a", lease).due(T.plusSeconds(120))); // beyond the bound
+    insert(row().leasedBy("n2#c", lease).due(T.minusSeconds(3))); // another owner
+    insert(row().leasedBy("n1#a*", lease).due(T.minusSeconds(3))); // provisional: not named
+    insert(row().due(T.minusSeconds(9))); // unowned
+
+    assertThat(ids(store.heldBy(List.of("n1#a", "n1#b"), T.plusSeconds(60), 10)))
+        .containsExactly(first.id(), second.id());
+    assertThat(store.heldBy(List.of("n1#a", "n1#b"), T.plusSeconds(60), 10).getFirst()).isEqualTo(first);
+    assertThat(ids(store.heldBy(List.of("n1#a", "n1#b"), T.plusSeconds(60), 1))).containsExactly(first.id());
+    assertThat(store.heldBy(List.of(), T.plusSeconds(60), 10)).isEmpty();
+  }
+
+  // Issue 20: the engine needs to tell "nothing was written" from "it may have committed".
+  @Test
+  void aFailureSaysWhetherTheWorkMayHaveBeenWritten() {
+    FaultyDataSource faults = new FaultyDataSource(dataSource());
+    JdbcNoticeStore faulty = new JdbcNoticeStore(faults.dataSource(),
+        ((JdbcNoticeStore) store).dialect(), clock);
+    String me = Thread.currentThread().getName();
+
+    faults.poolTimeout(me, 1);
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(StoreException.class,
+        () -> faulty.registerNode("n1#a", "n1", T)).outcomeUnknown()).as("no connection: nothing written").isFalse();
+    faults.add(FaultyDataSource.Step.STATEMENT, FaultyDataSource.Fault.BREAK, t -> t.equals(me),
+        sql -> sql.contains("herald_node"), 1, 0);
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(StoreException.class,
+        () -> faulty.registerNode("n1#a", "n1", T)).outcomeUnknown()).as("a statement failed: rolled back").isFalse();
+    assertThat(store.incarnations("n1")).isEmpty();
+
+    faults.loseCommitAnswer(me, 1);
+    assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(StoreException.class,
+        () -> faulty.registerNode("n1#a", "n1", T)).outcomeUnknown()).as("the commit's answer was lost").isTrue();
+    assertThat(store.incarnations("n1")).as("and it had landed").containsExactly("n1#a");
+  }
+
+  @Test
+  void registeringAnIncarnationAgainIsHarmless() {
+    store.registerNode("n1#a", "n1", T);
+    store.registerNode("n1#a", "n1", T.plusSeconds(1)); // its first answer was lost
+    assertThat(store.incarnations("n1")).containsExactly("n1#a");
+    assertThat(store.isAlive("n1#a", T.plusSeconds(1))).isTrue();
+  }
+
+  // Issue 20, finding 5: a confirmation accepted during an attempt must count, whatever the outcome
+  // that attempt then records.
+  @Test
+  void anEarlyConfirmationIsConsumedByTheNextOutcomeThatCanBeConfirmed() {
+    NoticeRow delivering = claimOne(insert(row()));
+    assertThat(store.recordEarlyConfirmation(delivering.id(), T)).isTrue();
+    assertThat(store.recordEarlyConfirmation(delivering.id(), T)).as("twice is one").isTrue();
+
+    Change failed = attempt(delivering, DeliveryResult.retry("read timed out"), T); // Herald's side lost the answer
+    assertThat(failed.ifConfirmed()).isNotNull();
+    assertThat(store.apply(List.of(failed))).containsExactly(Applied.CONFIRMED);
+    NoticeRow now = stored(delivering);
+    assertThat(now.status()).isEqualTo(SUCCEEDED);
+    assertThat(now).isEqualTo(failed.ifConfirmed());
+    assertThat(store.attempts(delivering.id())).singleElement()
+        .satisfies(a -> assertThat(a.outcome()).isEqualTo(DeliveryResult.Outcome.RETRY));
+
+    NoticeRow other = claimOne(insert(row()));
+    Change plain = attempt(other, DeliveryResult.retry("down"), T);
+    assertThat(store.apply(List.of(plain))).as("nothing waiting: as given").containsExactly(Applied.APPLIED);
+    assertThat(stored(other).status()).isEqualTo(FAILED);
+  }
+
+  @Test
+  void anEarlyConfirmationIsRecordedOnlyWhileTheNoticeIsInFlight() {
+    NoticeRow waiting = insert(row().due(T.plusSeconds(60)));
+    assertThat(store.recordEarlyConfirmation(waiting.id(), T)).isFalse();
+    assertThat(store.recordEarlyConfirmation(UUID.randomUUID(), T)).isFalse();
+    NoticeRow held = claimOne(insert(row()));
+    assertThat(store.recordEarlyConfirmation(held.id(), T)).isTrue();
+    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(1);
+    Change after = attempt(held, DeliveryResult.retry("again"), T);
+    assertThat(store.apply(List.of(after))).as("purged: not consumed").containsExactly(Applied.APPLIED);
+  }
+
+  @Test
+  void aStaleChangeConsumesNoConfirmation() {
+    NoticeRow held = claimOne(insert(row()));
+    assertThat(store.recordEarlyConfirmation(held.id(), T)).isTrue();
+    NoticeRow older = new NoticeRow(held.notice(), held.owner(), held.leaseUntil(), held.version() - 1,
+        held.retryBase(), held.shard());
+    assertThat(store.apply(List.of(attempt(older, DeliveryResult.retry("late"), T)))).containsExactly(Applied.STALE);
+    assertThat(store.apply(List.of(attempt(held, DeliveryResult.retry("now"), T)))).containsExactly(Applied.CONFIRMED);
+  }
+
+  // Two operators asking a node to let go of one notice at once: one of them failed with a duplicate
+  // key (found by the guarantees test's fault schedule on PostgreSQL).
+  @Test
+  void operatorsAskingForOneNoticeAtOnceBothSucceed() throws Exception {
+    try (ExecutorService pair = Executors.newFixedThreadPool(2)) {
+      for (int i = 0; i < 30; i++) {
+        UUID id = UUID.randomUUID();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> asks = new ArrayList<>();
+        for (int k = 0; k < 2; k++) {
+          asks.add(pair.submit(() -> {
+            go.await();
+            store.requestRevocation(id, "n1#a", T);
+            return null;
+          }));
+        }
+        go.countDown();
+        for (Future<?> f : asks) {
+          f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(store.revocationsFor("n1#a")).contains(id);
+      }
+    }
+  }
+
+  @Test
+  void revocationsAreKeptUntilCleared() {
     UUID a = UUID.randomUUID();
     UUID b = UUID.randomUUID();
     store.requestRevocation(a, "n1#a", T);
@@ -690,13 +811,7 @@ public abstract class NoticeStoreContract {
     assertThat(store.revocationsFor("n1#a")).containsExactly(a);
     store.clearRevocations(List.of(a));
     assertThat(store.revocationsFor("n1#a")).isEmpty();
-
-    store.recordEarlyConfirmation(a, T);
-    store.recordEarlyConfirmation(a, T);
-    assertThat(store.takeEarlyConfirmations(List.of(a, b))).containsExactly(a);
-    assertThat(store.takeEarlyConfirmations(List.of(a))).isEmpty();
-    store.recordEarlyConfirmation(b, T);
-    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(2); // b's revocation and b's confirmation
+    assertThat(store.purgeRequests(T.plusMillis(1))).isEqualTo(1); // b's revocation
     assertThat(store.revocationsFor("n2#b")).isEmpty();
   }
 
@@ -1215,7 +1330,12 @@ public abstract class NoticeStoreContract {
   }
 
   protected List<Boolean> apply(Change... changes) {
-    return store.apply(List.of(changes));
+    return written(store.apply(List.of(changes)));
+  }
+
+  /** Whether each change was written (as given or confirmed). */
+  protected static List<Boolean> written(List<dev.herald.spi.Applied> applied) {
+    return applied.stream().map(dev.herald.spi.Applied::written).toList();
   }
 
   protected static List<UUID> ids(Collection<NoticeRow> rows) {

@@ -169,6 +169,12 @@ class ServerConfiguration implements WebMvcConfigurer {
     return new StartupReport(bootstrap, tokens, environment, box, firstStart);
   }
 
+  /** Health contributor {@code heraldEngine}, in the readiness group (application.properties). */
+  @Bean
+  EngineReadiness heraldEngineHealthIndicator(Herald herald) {
+    return new EngineReadiness(herald);
+  }
+
   @Bean
   FilterRegistrationBean<ApiFilter> apiFilter(ApiTokens tokens, ServerProperties properties) {
     FilterRegistrationBean<ApiFilter> r =

@@ -117,6 +117,11 @@ public final class AmqpChannel implements Channel {
     return out;
   }
 
+  /** The broker's publisher, for tests. */
+  BrokerPublisher publisher(String broker) {
+    return brokers.get(broker);
+  }
+
   @Override
   public CompletionStage<DeliveryResult> deliver(Delivery d) {
     if (closed) {
@@ -240,7 +245,7 @@ public final class AmqpChannel implements Channel {
       return this;
     }
 
-    /** TCP connect and AMQP handshake timeout; 5s by default. */
+    /** TCP connect, AMQP handshake and channel set-up timeout; 5s by default. */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = timeout;
       return this;
@@ -287,6 +292,7 @@ public final class AmqpChannel implements Channel {
       for (ConnectionFactory f : brokers.values()) {
         f.setConnectionTimeout((int) connectTimeout.toMillis());
         f.setHandshakeTimeout((int) connectTimeout.toMillis());
+        f.setChannelRpcTimeout((int) connectTimeout.toMillis()); // opening a channel, confirm.select, a passive declare
         f.setAutomaticRecoveryEnabled(false); // recovered lazily by BrokerPublisher, pending confirms failed first
         f.setTopologyRecoveryEnabled(false);
       }

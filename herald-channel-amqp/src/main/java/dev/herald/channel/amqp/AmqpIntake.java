@@ -6,14 +6,16 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.herald.Herald;
+import dev.herald.HeraldException;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
 import dev.herald.Traceparent;
 import dev.herald.intake.IntakeFormat;
 import dev.herald.intake.IntakeRetry;
-import dev.herald.intake.MalformedMessageException;
+import dev.herald.intake.Refusals;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
@@ -21,6 +23,10 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -31,10 +37,16 @@ import org.slf4j.LoggerFactory;
  * Takes notices in from a RabbitMQ queue (document 001). Each message becomes a notice (see {@link
  * IntakeFormat}); the message is acknowledged only once the notice is committed, so a crash in
  * between redelivers it and the idempotency key (the envelope's, else the message id) absorbs the
- * repeat: never a loss. A message that can never become a notice goes to the parking queue with
- * header {@code x-herald-reason} and is acknowledged, so it never blocks the ones behind it. While
- * Herald refuses for back-pressure (its {@code maxBacklog}) or its database is away, intake holds
- * the message and takes no more (prefetch bounds what the broker sends), and resumes by itself.
+ * repeat: never a loss. A message that can never become a notice (malformed, or refused for good by
+ * Herald: an unknown definition, a fire time out of range, any failure that is not {@link
+ * Refusals#forNow for now}) goes to the parking queue with header {@code x-herald-reason} and is
+ * acknowledged, so it never blocks the ones behind it. While Herald refuses for back-pressure (its
+ * {@code maxBacklog}) or its database is away, intake holds the message and takes no more (prefetch
+ * bounds what the broker sends), and resumes by itself.
+ *
+ * <p>When its consumer goes (the channel or connection closed by the broker, the network or the
+ * client, or the consumer cancelled), the intake logs a WARN, {@link #isConsuming()} turns false,
+ * and it subscribes again at once and then every {@code recoveryInterval} until it consumes again.
  *
  * <pre>{@code
  * AmqpIntake intake = AmqpIntake.builder(herald)
@@ -58,13 +70,20 @@ public final class AmqpIntake implements AutoCloseable {
   private final IntakeFormat format;
   private final int prefetch;
   private final Duration pause;
+  private final Duration recoveryInterval;
   private final Consumer<Notice> afterCommit;
   private final AtomicLong taken = new AtomicLong();
   private final AtomicLong parked = new AtomicLong();
   private final AtomicLong pauses = new AtomicLong();
+  private final AtomicLong consumerLosses = new AtomicLong();
+  /** Guards the connection and channels: the keeper opens them, deliveries park through them. */
+  private final Object lock = new Object();
   private volatile boolean running;
+  private volatile Taker taker;
   private Connection connection;
   private Channel parking;
+  private ScheduledExecutorService keeper;
+  private int failedSubscribes;
 
   private AmqpIntake(Builder b) {
     this.herald = b.herald;
@@ -74,6 +93,7 @@ public final class AmqpIntake implements AutoCloseable {
     this.format = b.format;
     this.prefetch = b.prefetch;
     this.pause = b.pause;
+    this.recoveryInterval = b.recoveryInterval;
     this.afterCommit = b.afterCommit;
   }
 
@@ -82,28 +102,135 @@ public final class AmqpIntake implements AutoCloseable {
   }
 
   /**
-   * Connects, declares the parking queue (durable) and starts consuming. The connection recovers by
-   * itself after a network failure or broker restart; unacknowledged messages are redelivered.
+   * Connects, declares the parking queue (durable) and starts consuming.
+   *
+   * @throws IOException if the broker cannot be reached or the queue does not exist (nothing keeps
+   *     running then)
    */
   public synchronized AmqpIntake start() throws IOException, TimeoutException {
     if (running) {
       return this;
     }
     running = true;
-    connection = factory.newConnection("herald-intake-" + queue);
-    parking = connection.createChannel();
-    parking.queueDeclare(parkingQueue, true, false, false, null);
-    parking.confirmSelect();
-    Channel ch = connection.createChannel();
-    ch.basicQos(prefetch);
-    ch.basicConsume(queue, false, "herald-intake", new DefaultConsumer(ch) {
-      @Override
-      public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
-          throws IOException {
-        take(getChannel(), envelope.getDeliveryTag(), props, body);
-      }
-    });
+    keeper = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().daemon().name("herald-intake-keeper-" + queue).factory());
+    try {
+      subscribe();
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      close();
+      throw e;
+    }
     return this;
+  }
+
+  /** Opens what is closed (connection, parking channel) and registers a consumer on a new channel. */
+  private void subscribe() throws IOException, TimeoutException {
+    synchronized (lock) {
+      if (!running) {
+        return;
+      }
+      Taker old = taker;
+      if (old != null) {
+        old.lost = true;
+        if (old.getChannel().isOpen()) {
+          closeQuietly(old.getChannel()); // cancelled by the broker: its channel is still open
+        }
+      }
+      openParking();
+      Channel ch = connection.createChannel();
+      if (ch == null) {
+        throw new IOException("no channel left on the connection (channel-max reached)");
+      }
+      Taker t = new Taker(ch);
+      taker = t;
+      try {
+        ch.basicQos(prefetch);
+        ch.basicConsume(queue, false, t);
+      } catch (IOException | RuntimeException e) {
+        t.lost = true;
+        closeQuietly(ch);
+        throw e;
+      }
+    }
+  }
+
+  /** The parking channel, opening the connection and the channel if they are closed. Under the lock. */
+  private Channel openParking() throws IOException, TimeoutException {
+    if (connection == null || !connection.isOpen()) {
+      closeQuietly(connection);
+      connection = null;
+      parking = null;
+      connection = factory.newConnection("herald-intake-" + queue);
+    }
+    if (parking == null || !parking.isOpen()) {
+      Channel p = connection.createChannel();
+      if (p == null) {
+        throw new IOException("no channel left on the connection (channel-max reached)");
+      }
+      p.queueDeclare(parkingQueue, true, false, false, null);
+      p.confirmSelect();
+      parking = p;
+    }
+    return parking;
+  }
+
+  /** The consumer on one channel; a new one replaces it after it is lost. */
+  private final class Taker extends DefaultConsumer {
+    volatile boolean lost;
+
+    Taker(Channel ch) {
+      super(ch);
+    }
+
+    @Override
+    public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
+      take(getChannel(), envelope.getDeliveryTag(), props, body);
+    }
+
+    @Override
+    public void handleCancel(String consumerTag) {
+      lost(this, "the broker cancelled the consumer (was queue '" + queue + "' deleted?)");
+    }
+
+    @Override
+    public void handleShutdownSignal(String consumerTag, ShutdownSignalException sig) {
+      lost(this, BrokerPublisher.describe(sig));
+    }
+  }
+
+  private void lost(Taker t, String why) {
+    if (t.lost || !running) {
+      return; // already replaced, or closing
+    }
+    t.lost = true;
+    consumerLosses.incrementAndGet();
+    log.warn("intake from '{}' lost its consumer ({}); subscribing again now and every {} until it consumes",
+        queue, why, recoveryInterval);
+    try {
+      keeper.execute(this::resubscribe); // not on the connection's thread, which must not wait on it
+    } catch (RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  private void resubscribe() {
+    if (!running || isConsuming()) {
+      return;
+    }
+    try {
+      subscribe();
+      log.info("intake from '{}' consumes again", queue);
+      failedSubscribes = 0;
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      if (failedSubscribes++ % 30 == 0) {
+        log.warn("intake from '{}' cannot subscribe again yet: {}", queue, BrokerPublisher.describe(e));
+      }
+      try {
+        keeper.schedule(this::resubscribe, recoveryInterval.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closing) {
+        // closed meanwhile
+      }
+    }
   }
 
   /** The message's W3C traceparent header, if valid, so the notice continues the publisher's trace. */
@@ -113,52 +240,79 @@ public final class AmqpIntake implements AutoCloseable {
     return traceparent == null || request.traceparent() != null ? request : request.traceparent(traceparent);
   }
 
-  private void take(Channel ch, long deliveryTag, AMQP.BasicProperties props, byte[] body) throws IOException {
-    NoticeRequest request;
-    try {
-      request = withTrace(format.decode(body, props.getMessageId()), props);
-    } catch (MalformedMessageException e) {
-      park(props, body, e.getMessage());
-      ch.basicAck(deliveryTag, false);
-      return;
-    }
+  private void take(Channel ch, long deliveryTag, AMQP.BasicProperties props, byte[] body) {
     Notice notice;
     try {
-      notice = IntakeRetry.enqueue(herald, request, pause, () -> running, why -> {
+      NoticeRequest request = withTrace(format.decode(body, props.getMessageId()), props);
+      notice = IntakeRetry.enqueue(herald, request, pause, () -> running && ch.isOpen(), why -> {
         if (pauses.getAndIncrement() % 50 == 0) {
           log.info("intake from '{}' paused: {}", queue, why.getMessage());
         }
       });
-    } catch (InvalidInputException e) { // unknown definition, payload too large...
-      park(props, body, e.getMessage());
-      ch.basicAck(deliveryTag, false);
+    } catch (RuntimeException e) { // malformed, unknown definition, out of range...: parked, never blocks the rest
+      if (park(ch, props, body, e)) {
+        ack(ch, deliveryTag);
+      }
       return;
     }
     if (notice == null) {
-      return; // stopping: not acknowledged, so the broker gives it to the next consumer
+      return; // stopping, or the channel is gone: not acknowledged, so the broker delivers it again
     }
     afterCommit.accept(notice);
-    ch.basicAck(deliveryTag, false);
+    ack(ch, deliveryTag);
     taken.incrementAndGet();
   }
 
-  private void park(AMQP.BasicProperties props, byte[] body, String reason) throws IOException {
+  private void ack(Channel ch, long deliveryTag) {
+    try {
+      ch.basicAck(deliveryTag, false);
+    } catch (IOException | ShutdownSignalException e) {
+      log.info("intake from '{}' could not acknowledge a message ({}); the broker delivers it again and its key"
+          + " absorbs the repeat", queue, BrokerPublisher.describe(e));
+    }
+  }
+
+  /**
+   * Publishes the message to the parking queue and waits for the broker's confirm, trying again
+   * every {@code pause} while that fails; false if the intake stops or the message's channel closes
+   * first (the message is not acknowledged then, so the broker delivers it again).
+   */
+  private boolean park(Channel from, AMQP.BasicProperties props, byte[] body, RuntimeException why) {
+    String reason = Refusals.reason(why);
     Map<String, Object> headers = new LinkedHashMap<>(props.getHeaders() == null ? Map.of() : props.getHeaders());
-    headers.put(HEADER_REASON, reason.length() > 1000 ? reason.substring(0, 1000) : reason);
+    headers.put(HEADER_REASON, reason);
     AMQP.BasicProperties parkedProps = props.builder().headers(headers).deliveryMode(2).build();
-    synchronized (parking) {
-      parking.basicPublish("", parkingQueue, parkedProps, body);
+    for (int tries = 0; running && from.isOpen(); tries++) {
       try {
-        parking.waitForConfirmsOrDie(10_000);
+        synchronized (lock) {
+          Channel p = openParking();
+          p.basicPublish("", parkingQueue, parkedProps, body);
+          p.waitForConfirmsOrDie(10_000);
+        }
+        parked.incrementAndGet();
+        if (why instanceof HeraldException) {
+          log.warn("parked a message from '{}' in '{}': {}", queue, parkingQueue, reason);
+        } else { // not a refusal Herald explains: the stack trace tells where it came from
+          log.warn("parked a message from '{}' in '{}': {}", queue, parkingQueue, reason, why);
+        }
+        return true;
+      } catch (IOException | TimeoutException | ShutdownSignalException e) {
+        if (tries % 30 == 0) {
+          log.warn("intake from '{}' cannot park a message in '{}' ({}); holding it and trying again",
+              queue, parkingQueue, BrokerPublisher.describe(e));
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IOException("interrupted while parking a message", e);
-      } catch (TimeoutException e) {
-        throw new IOException("parking queue '" + parkingQueue + "' did not confirm", e);
+        return false;
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
       }
     }
-    parked.incrementAndGet();
-    log.warn("parked a message from '{}' in '{}': {}", queue, parkingQueue, reason);
+    return false;
   }
 
   /** Messages that became notices (or matched an earlier one by key). */
@@ -176,16 +330,53 @@ public final class AmqpIntake implements AutoCloseable {
     return pauses.get();
   }
 
+  /**
+   * Whether a consumer is subscribed to the queue now: false before {@link #start()}, after {@link
+   * #close()}, and from the loss of its channel or connection until it is subscribed again. For a
+   * health check.
+   */
+  public boolean isConsuming() {
+    Taker t = taker;
+    return running && t != null && !t.lost && t.getChannel().isOpen();
+  }
+
+  /** How many times the consumer was lost (and subscribed again, if {@link #isConsuming()}). */
+  public long consumerLosses() {
+    return consumerLosses.get();
+  }
+
+  /** The channel the consumer is on now, for tests that close it. */
+  Channel consumerChannel() {
+    Taker t = taker;
+    return t == null ? null : t.getChannel();
+  }
+
   /** Stops consuming; a message being taken in and not yet committed is redelivered to the next consumer. */
   @Override
   public synchronized void close() {
     running = false;
-    if (connection != null) {
-      try {
-        connection.close(5_000);
-      } catch (IOException | RuntimeException e) {
-        // already closed
+    if (keeper != null) {
+      keeper.shutdownNow();
+    }
+    synchronized (lock) {
+      if (connection != null) {
+        try {
+          connection.close(5_000);
+        } catch (IOException | RuntimeException e) {
+          log.debug("intake from '{}': closing the connection: {}", queue, e.toString());
+        }
       }
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      log.debug("closing {}: {}", c, e.toString()); // it is going anyway
     }
   }
 
@@ -198,6 +389,7 @@ public final class AmqpIntake implements AutoCloseable {
     private IntakeFormat format;
     private int prefetch = 100;
     private Duration pause = Duration.ofMillis(200);
+    private Duration recoveryInterval = Duration.ofSeconds(1);
     private Consumer<Notice> afterCommit = n -> {};
 
     private Builder(Herald herald) {
@@ -250,6 +442,12 @@ public final class AmqpIntake implements AutoCloseable {
       return this;
     }
 
+    /** After the consumer is lost and subscribing again failed, how long until the next try; 1s by default. */
+    public Builder recoveryInterval(Duration interval) {
+      this.recoveryInterval = interval;
+      return this;
+    }
+
     /** Runs after a notice is committed and before its message is acknowledged (tests crash here). */
     Builder afterCommit(Consumer<Notice> hook) {
       this.afterCommit = hook;
@@ -273,8 +471,13 @@ public final class AmqpIntake implements AutoCloseable {
       if (pause == null || pause.isNegative() || pause.isZero()) {
         throw new InvalidInputException("pause", "must be positive, was " + pause);
       }
-      factory.setAutomaticRecoveryEnabled(true);
-      factory.setNetworkRecoveryInterval(1000);
+      if (recoveryInterval == null || recoveryInterval.isNegative() || recoveryInterval.isZero()) {
+        throw new InvalidInputException("recoveryInterval", "must be positive, was " + recoveryInterval);
+      }
+      // the intake subscribes again itself, on a new channel, whatever closed the old one: the
+      // client's own recovery covers only a lost connection, not a channel the broker or client closed
+      factory.setAutomaticRecoveryEnabled(false);
+      factory.setTopologyRecoveryEnabled(false);
       return new AmqpIntake(this);
     }
   }

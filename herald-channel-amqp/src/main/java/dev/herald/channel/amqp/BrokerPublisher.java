@@ -2,52 +2,37 @@ package dev.herald.channel.amqp;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BlockedListener;
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.herald.DeliveryResult;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One broker: one connection, one confirm-mode channel, its own limit of messages awaiting a
- * confirm. A broker in trouble (down, blocked by a resource alarm, not confirming) costs only its
- * own deliveries: they are retried or deferred, never queued behind each other, and the engine's
- * other brokers and channels go on.
+ * One broker: one connection, one confirm-mode channel per exchange ({@link ExchangeLane}), its own
+ * limit of messages awaiting a confirm. A broker in trouble (down, blocked by a resource alarm, not
+ * confirming) costs only its own deliveries: they are retried or deferred, never queued behind
+ * each other, and the engine's other brokers and channels go on. An exchange in trouble (missing,
+ * not writable: the broker closes its channel) costs only the deliveries to that exchange.
  *
  * <p>Recovery is lazy: a lost connection fails what awaited a confirm ({@code RETRY}: the broker
  * may or may not have it, and at-least-once resends it) and the next publish connects again, at
  * most once per {@code reconnectDelay}.
  */
 final class BrokerPublisher implements AutoCloseable {
-  /** A message awaiting its confirm. */
-  private static final class Pending {
-    final CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-    final String what;
-    volatile String returned;
-    volatile int returnCode;
-
-    Pending(String what) {
-      this.what = what;
-    }
-  }
-
-  private static final long RETURN_GRACE_MILLIS = 100;
+  /** Most exchanges with a channel of their own per broker; idle ones are closed to make room. */
+  static final int MAX_LANES = 64;
 
   private final String name;
   private final ConnectionFactory factory;
@@ -58,13 +43,11 @@ final class BrokerPublisher implements AutoCloseable {
   private final Executor executor;
   private final ScheduledExecutorService timer;
   private final Clock clock;
+  /** Guards the connection and the set of lanes. */
   private final ReentrantLock lock = new ReentrantLock();
-  private final ConcurrentNavigableMap<Long, Pending> pending = new ConcurrentSkipListMap<>();
-  /** Messages published but not yet confirmed, by publish id, to match a basic.return to them. */
-  private final Map<String, Pending> byPublishId = new ConcurrentHashMap<>();
+  private final Map<String, ExchangeLane> lanes = new ConcurrentHashMap<>();
 
   private Connection connection;
-  private Channel channel;
   private long lastConnectFailure = Long.MIN_VALUE;
   private String lastConnectError;
   private volatile String blockedReason;
@@ -95,7 +78,7 @@ final class BrokerPublisher implements AutoCloseable {
       return CompletableFuture.completedFuture(DeliveryResult.defer(busyDelay,
           "broker '" + name + "' has its limit of " + maxInFlight + " messages awaiting a confirm; deferred, not queued"));
     }
-    Pending p = new Pending(target.toString());
+    ExchangeLane.Pending p = new ExchangeLane.Pending(target.toString());
     p.result.whenComplete((r, t) -> inFlight.release());
     try {
       executor.execute(() -> send(p, target, props, body, publishId, confirmTimeout));
@@ -105,44 +88,60 @@ final class BrokerPublisher implements AutoCloseable {
     return p.result;
   }
 
-  private void send(Pending p, AmqpTarget target, AMQP.BasicProperties props, byte[] body, String publishId,
-      Duration confirmTimeout) {
-    lock.lock();
-    long seq = -1;
-    try {
-      String down = ensureOpen();
-      if (down != null) {
-        p.result.complete(DeliveryResult.retry(down));
+  private void send(ExchangeLane.Pending p, AmqpTarget target, AMQP.BasicProperties props, byte[] body,
+      String publishId, Duration confirmTimeout) {
+    while (true) {
+      Connection c;
+      ExchangeLane lane;
+      lock.lock();
+      try {
+        String down = ensureConnected();
+        if (down != null) {
+          p.result.complete(DeliveryResult.retry(down));
+          return;
+        }
+        c = connection;
+        lane = lane(target.exchange());
+      } finally {
+        lock.unlock();
+      }
+      if (lane == null) {
+        p.result.complete(DeliveryResult.defer(busyDelay, "broker '" + name + "' has " + MAX_LANES
+            + " exchanges with messages awaiting a confirm; deferred, not queued"));
         return;
       }
-      seq = channel.getNextPublishSeqNo();
-      pending.put(seq, p);
-      byPublishId.put(publishId, p);
-      channel.basicPublish(target.exchange(), target.routingKey(), true, props, body);
-    } catch (IOException | RuntimeException e) {
-      if (seq >= 0) {
-        pending.remove(seq);
-      }
-      p.result.complete(DeliveryResult.retry("broker '" + name + "': publish failed: " + describe(e)));
-    } finally {
-      lock.unlock();
+      if (lane.publish(c, p, target, props, body, publishId, confirmTimeout)) {
+        return;
+      } // retired meanwhile: take the exchange's new lane
     }
-    long s = seq;
-    p.result.whenComplete((r, t) -> byPublishId.remove(publishId));
-    timer.schedule(() -> {
-      if (pending.remove(s, p)) {
-        finish(p, DeliveryResult.retry("broker '" + name + "' did not confirm " + p.what + " within " + confirmTimeout
-            + " (it may still have it; sent again on retry)"));
-      }
-    }, confirmTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Opens the connection if needed; returns why it cannot, or null. Called under the lock. */
-  private String ensureOpen() {
+  /** The exchange's lane, making room by closing the least recently used idle one; null if none is idle. Under the lock. */
+  private ExchangeLane lane(String exchange) {
+    ExchangeLane lane = lanes.get(exchange);
+    if (lane != null) {
+      return lane;
+    }
+    if (lanes.size() >= MAX_LANES) {
+      Map.Entry<String, ExchangeLane> idlest = lanes.entrySet().stream().filter(e -> e.getValue().idle())
+          .min(Comparator.comparingLong(e -> e.getValue().lastUsedMillis())).orElse(null);
+      if (idlest == null) {
+        return null;
+      }
+      lanes.remove(idlest.getKey());
+      idlest.getValue().retire();
+    }
+    lane = new ExchangeLane(name, exchange, reconnectDelay, executor, timer, clock);
+    lanes.put(exchange, lane);
+    return lane;
+  }
+
+  /** Opens the connection if needed; returns why it cannot, or null. Under the lock. */
+  private String ensureConnected() {
     if (closed) {
       return "AMQP channel closed";
     }
-    if (channel != null && channel.isOpen()) {
+    if (connection != null && connection.isOpen()) {
       return null;
     }
     long now = clock.millis();
@@ -153,29 +152,7 @@ final class BrokerPublisher implements AutoCloseable {
     closeQuietly();
     try {
       Connection c = factory.newConnection("herald-" + name);
-      Channel ch = c.createChannel();
-      ch.confirmSelect();
-      ch.addConfirmListener(new ConfirmListener() {
-        @Override
-        public void handleAck(long tag, boolean multiple) {
-          confirmed(tag, multiple, true);
-        }
-
-        @Override
-        public void handleNack(long tag, boolean multiple) {
-          confirmed(tag, multiple, false);
-        }
-      });
-      ch.addReturnListener((ReturnListener) (code, text, exchange, key, props, body) -> {
-        Pending p = props.getHeaders() == null ? null
-            : byPublishId.get(props.getMessageId() + "/" + props.getHeaders().get(AmqpChannel.HEADER_ATTEMPT));
-        if (p != null) {
-          p.returnCode = code;
-          p.returned = code + " " + text;
-        }
-      });
-      c.addShutdownListener(cause -> lost(cause));
-      ch.addShutdownListener(cause -> lost(cause)); // e.g. 404 for an exchange that does not exist
+      c.addShutdownListener(cause -> blockedReason = null); // each lane fails its own pending confirms
       c.addBlockedListener(new BlockedListener() {
         @Override
         public void handleBlocked(String reason) {
@@ -188,7 +165,6 @@ final class BrokerPublisher implements AutoCloseable {
         }
       });
       connection = c;
-      channel = ch;
       lastConnectFailure = Long.MIN_VALUE;
       return null;
     } catch (IOException | TimeoutException | RuntimeException e) {
@@ -198,66 +174,20 @@ final class BrokerPublisher implements AutoCloseable {
     }
   }
 
-  private void confirmed(long tag, boolean multiple, boolean ack) {
-    Map<Long, Pending> done = multiple ? pending.headMap(tag, true) : Map.of();
-    for (Long seq : multiple ? done.keySet().toArray(Long[]::new) : new Long[] {tag}) {
-      Pending p = pending.remove(seq);
-      if (p == null) {
-        continue;
-      }
-      if (ack || p.returned != null) {
-        finish(p, outcome(p, ack));
-      } else {
-        // RabbitMQ sends basic.return before the ack of an unroutable message; Qpid sends a nack
-        // and the return after it: wait a moment for a return before calling it a plain refusal
-        timer.schedule(() -> finish(p, outcome(p, false)), RETURN_GRACE_MILLIS, TimeUnit.MILLISECONDS);
-      }
-    }
-  }
-
-  private DeliveryResult outcome(Pending p, boolean ack) {
-    if (p.returned != null && p.returnCode != AMQP.NO_ROUTE) { // a full queue (Qpid: 506) may take it later
-      return DeliveryResult.retry("broker '" + name + "' returned " + p.what + ": " + p.returned);
-    }
-    if (p.returned != null) {
-      return DeliveryResult.fail("unroutable: broker '" + name + "' has no queue for " + p.what
-          + " (returned " + p.returned + "); bind a queue or fix the target");
-    }
-    return ack ? DeliveryResult.delivered("broker '" + name + "' confirmed " + p.what)
-        : DeliveryResult.retry("broker '" + name + "' refused " + p.what + " (basic.nack)");
-  }
-
-  private void lost(ShutdownSignalException cause) {
-    blockedReason = null;
-    String why = cause.isInitiatedByApplication() && closed ? "AMQP channel closed" : describe(cause);
-    for (Long seq : pending.keySet().toArray(Long[]::new)) {
-      Pending p = pending.remove(seq);
-      if (p != null) {
-        finish(p, DeliveryResult.retry("broker '" + name + "': connection lost before the confirm of " + p.what
-            + " (" + why + "); sent again on retry"));
-      }
-    }
-  }
-
-  private void finish(Pending p, DeliveryResult r) {
-    // off the connection's thread: what follows the result is the engine's business
-    try {
-      executor.execute(() -> p.result.complete(r));
-    } catch (RuntimeException e) {
-      p.result.complete(r);
-    }
+  /** How many exchanges have a lane now (at most {@link #MAX_LANES}). */
+  int lanes() {
+    return lanes.size();
   }
 
   /** Whether the connection is open now. */
   boolean connected() {
-    Channel ch = channel;
-    return ch != null && ch.isOpen();
+    Connection c = connection;
+    return c != null && c.isOpen();
   }
 
   private void closeQuietly() {
     Connection c = connection;
     connection = null;
-    channel = null;
     if (c != null && c.isOpen()) {
       try {
         c.close(1000);

@@ -204,6 +204,75 @@ class AmqpChannelTest {
     assertThat(received).containsAll(ids.stream().map(Object::toString).toList());
   }
 
+  /**
+   * A definition whose exchange is deleted while Herald publishes to it (the broker closes the AMQP
+   * channel with 404 on the next publish, and refuses it on every later try) alongside a healthy
+   * one on the same broker: the healthy notices are each delivered once at the first attempt, and
+   * only the broken definition's attempts fail, naming its exchange.
+   */
+  @Test
+  void anExchangeThatDoesNotExistDisturbsOnlyItsOwnDefinition() throws Exception {
+    ch.queueDeclare("isolated", true, false, false, null);
+    ch.queueBind("isolated", "orders", "order.isolated");
+    ch.exchangeDeclare("vanishing", BuiltinExchangeType.DIRECT, true);
+    ch.queueBind("isolated", "vanishing", "order.vanishing");
+    Herald h = Herald.builder().h2File(dir.resolve("isolation"))
+        .channel(AmqpChannel.builder().broker("main", broker.uri()).build())
+        .define(NoticeDefinition.builder("healthy").channel("amqp", "orders/order.isolated").retry("1m").build())
+        .define(NoticeDefinition.builder("broken").channel("amqp", "vanishing/order.vanishing").retry("1m").build())
+        .build().start();
+    toClose.add(h);
+    Notice first = h.enqueue("broken", "{}"); // opens the exchange's channel while it exists
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+        h.operations().find(first.id()).orElseThrow().notice().status() == NoticeStatus.SUCCEEDED);
+    ch.basicGet("isolated", true);
+    ch.exchangeDelete("vanishing");
+
+    List<NoticeRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      requests.add(NoticeRequest.of("healthy", "{\"n\":" + i + "}"));
+      requests.add(NoticeRequest.of("broken", "{\"n\":" + i + "}"));
+    }
+    List<Notice> notices = h.enqueueAll(requests);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(notices).allSatisfy(n -> assertThat(h.operations().find(n.id()).orElseThrow().attempts()).isNotEmpty()));
+    for (Notice n : notices) {
+      NoticeDetail d = h.operations().find(n.id()).orElseThrow();
+      if (n.definition().equals("healthy")) {
+        assertThat(d.notice().status()).as("healthy %s: %s", n.id(), d.attempts()).isEqualTo(NoticeStatus.SUCCEEDED);
+        assertThat(d.attempts()).hasSize(1);
+      } else {
+        assertThat(d.notice().status()).isEqualTo(NoticeStatus.FAILED);
+        assertThat(d.attempts()).allSatisfy(a -> assertThat(a.detail()).contains("'vanishing'").contains("404"));
+      }
+    }
+    java.util.Map<String, Integer> received = new java.util.HashMap<>();
+    GetResponse m;
+    while ((m = ch.basicGet("isolated", true)) != null) {
+      received.merge(m.getProps().getMessageId(), 1, Integer::sum);
+    }
+    assertThat(received).hasSize(300).allSatisfy((id, times) -> assertThat(times).as("message %s", id).isEqualTo(1));
+  }
+
+  /** Notices naming exchange after exchange (their own targets) never open more than 64 channels on a broker. */
+  @Test
+  void channelsPerExchangeAreBounded() {
+    AmqpChannel amqp = AmqpChannel.builder().broker("main", broker.uri()).build();
+    ManualRunner runner = herald(amqp, orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    List<Notice> elsewhere = new ArrayList<>();
+    for (int i = 0; i < BrokerPublisher.MAX_LANES + 6; i++) {
+      elsewhere.add(h.enqueue(NoticeRequest.of("order-paid", "{}").target("nowhere-" + i + "/k")));
+    }
+    Notice paid = h.enqueue("order-paid", "{}");
+    runner.runDue();
+
+    assertThat(amqp.publisher("main").lanes()).isEqualTo(BrokerPublisher.MAX_LANES);
+    assertThat(h.operations().find(paid.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(elsewhere).allSatisfy(n -> assertThat(h.operations().find(n.id()).orElseThrow().notice().lastError())
+        .contains("'nowhere-").contains("does not exist"));
+  }
+
   @Test
   void aBrokerThatCannotBeReachedIsRetried() throws Exception {
     int closedPort;

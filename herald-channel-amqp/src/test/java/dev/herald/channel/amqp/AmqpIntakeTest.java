@@ -1,6 +1,7 @@
 package dev.herald.channel.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.AMQP;
@@ -29,7 +30,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Intake from a RabbitMQ queue (document 001): duplicates, poison messages, a crash before the ack, back-pressure. */
+/**
+ * Intake from a RabbitMQ queue (document 001): duplicates, poison messages, a crash before the ack,
+ * back-pressure, the database away, a consumer lost and subscribed again.
+ */
 @org.junit.jupiter.api.extension.ExtendWith(QpidBroker.Shared.class)
 class AmqpIntakeTest {
   static QpidBroker broker;
@@ -208,6 +212,101 @@ class AmqpIntakeTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> intake.taken() == 20);
     await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 20 + filled);
     assertThat(notices(intakeNode)).hasSize(20 + filled).allSatisfy(n -> assertThat(n.status()).isEqualTo(NoticeStatus.SUCCEEDED));
+  }
+
+  @Test
+  void aMessageWhoseEnqueueFailsForGoodIsParkedAndTheOnesBehindAreTaken() throws Exception {
+    Herald h = idle(database());
+    String q = queue();
+    AmqpIntake intake = intake(h, q, IntakeFormat.envelope());
+    // parses as an instant, but no epoch millisecond holds it: enqueue fails for good
+    publish(q, "far", "{\"definition\": \"merchant-callback\", \"payload\": 1, \"fireAt\": \"+300000000-01-01T00:00:00Z\"}");
+    publish(q, "behind", "{\"definition\": \"merchant-callback\", \"payload\": {\"order\": 6}}");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 1 && intake.parked() == 1);
+    assertThat(notices(h)).extracting(Notice::idempotencyKey).containsExactly("behind");
+    GetResponse m = ch.basicGet(q + ".parked", true);
+    assertThat(m.getProps().getMessageId()).isEqualTo("far");
+    assertThat(m.getProps().getHeaders().get(AmqpIntake.HEADER_REASON)).asString().isNotBlank();
+    assertThat(intake.isConsuming()).isTrue();
+    assertThat(intake.consumerLosses()).isZero();
+    assertThat(ch.messageCount(q)).isZero();
+  }
+
+  @Test
+  void whileTheDatabaseIsAwayMessagesWaitAndAreNotParked() throws Exception {
+    AtomicBoolean away = new AtomicBoolean();
+    JdbcDataSource real = database();
+    javax.sql.DataSource flaky = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+          if (method.getName().equals("getConnection") && away.get()) {
+            // what HikariCP throws when no connection comes within its timeout
+            throw new java.sql.SQLTransientConnectionException("herald - Connection is not available, request timed out");
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    Herald h = Herald.builder().dataSource(flaky).nodeId("idle")
+        .define(NoticeDefinition.builder("merchant-callback").handler("record").build())
+        .handler("record", ctx -> DeliveryResult.delivered()).build();
+    toClose.add(h);
+    away.set(true);
+    String q = queue();
+    AmqpIntake intake = intake(h, q, IntakeFormat.payload("merchant-callback"));
+    for (int i = 0; i < 3; i++) {
+      publish(q, "m-" + i, "{\"order\":" + i + "}");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.pauses() > 2);
+    assertThat(intake.parked() + intake.taken()).isZero();
+
+    away.set(false);
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 3);
+    assertThat(intake.parked()).isZero();
+    assertThat(notices(h)).extracting(Notice::idempotencyKey).containsExactlyInAnyOrder("m-0", "m-1", "m-2");
+  }
+
+  /**
+   * The consumer's channel closed by the client (its exception handler, after a delivery threw)
+   * and by the broker (a channel error), and its connection lost with the broker stopped: each time
+   * the intake says so and subscribes again by itself.
+   */
+  @Test
+  void theIntakeSubscribesAgainWheneverItsConsumerIsLost() throws Exception {
+    Herald h = idle(database());
+    String q = queue();
+    AtomicBoolean crashOnce = new AtomicBoolean(true);
+    AmqpIntake intake = intake(AmqpIntake.builder(h).uri(broker.uri()).queue(q)
+        .format(IntakeFormat.payload("merchant-callback")).pause(Duration.ofMillis(50))
+        .recoveryInterval(Duration.ofMillis(100))
+        .afterCommit(n -> {
+          if (crashOnce.getAndSet(false)) {
+            throw new IllegalStateException("a delivery that throws: the client closes the channel");
+          }
+        }));
+    publish(q, "m-1", "{\"order\":1}");
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 1); // redelivered on the new channel
+    assertThat(intake.consumerLosses()).isEqualTo(1);
+    assertThat(intake.isConsuming()).isTrue();
+
+    com.rabbitmq.client.Channel consuming = intake.consumerChannel();
+    assertThatThrownBy(() -> consuming.queueDeclarePassive("no-such-queue")).isInstanceOf(java.io.IOException.class);
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.consumerLosses() == 2 && intake.isConsuming());
+    publish(q, "m-2", "{\"order\":2}");
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 2);
+
+    broker.stop(); // the connection drops; subscribing fails until the broker is back
+    await().atMost(Duration.ofSeconds(10)).until(() -> !intake.isConsuming());
+    assertThat(intake.consumerLosses()).isEqualTo(3);
+    broker.startAgain();
+    admin = broker.connect();
+    ch = admin.createChannel();
+    await().atMost(Duration.ofSeconds(20)).until(intake::isConsuming);
+    publish(q, "m-3", "{\"order\":3}");
+    await().atMost(Duration.ofSeconds(10)).until(() -> intake.taken() == 3);
+    assertThat(notices(h)).extracting(Notice::idempotencyKey).containsExactlyInAnyOrder("m-1", "m-2", "m-3");
   }
 
   /**

@@ -87,6 +87,11 @@ final class QpidBroker implements AutoCloseable {
     start(port);
   }
 
+  /** Starts a stopped broker again on the same port. */
+  void startAgain() throws Exception {
+    start(port);
+  }
+
   void stop() {
     if (launcher != null) {
       launcher.shutdown();

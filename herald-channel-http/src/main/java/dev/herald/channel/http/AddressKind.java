@@ -98,6 +98,13 @@ enum AddressKind {
     if (first10Zero && u(b[10]) == 0xff && u(b[11]) == 0xff) {
       return ofIpv4(b, 12); // IPv4-mapped ::ffff:a.b.c.d
     }
+    boolean first8Zero = true;
+    for (int i = 0; i < 8; i++) {
+      first8Zero &= b[i] == 0;
+    }
+    if (first8Zero && u(b[8]) == 0xff && u(b[9]) == 0xff && b[10] == 0 && b[11] == 0) {
+      return ofIpv4(b, 12); // IPv4-translated ::ffff:0:a.b.c.d (SIIT, RFC 2765)
+    }
     if (first10Zero && b[10] == 0 && b[11] == 0) {
       boolean zero = true;
       for (int i = 12; i < 15; i++) {

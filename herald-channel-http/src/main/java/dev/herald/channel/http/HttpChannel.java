@@ -8,7 +8,6 @@ import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
 import java.net.InetAddress;
 import java.net.ProxySelector;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ import javax.net.ssl.SSLContext;
  * (a busy endpoint defers deliveries instead of queueing them, so a hung receiver never holds more
  * than its limit of the engine's delivery slots) and its own circuit breaker (an open circuit
  * defers deliveries without a request). The SSRF guard refuses targets on internal networks, when
- * a definition is saved and again on the address resolved for every attempt.
+ * a definition is saved and again on the very addresses the client connects to.
  *
  * <pre>{@code
  * HttpChannel http = HttpChannel.builder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -67,11 +66,14 @@ public final class HttpChannel implements Channel {
   private final CircuitSettings circuitSettings;
   private final Clock clock;
   private final String userAgent;
-  private final HttpClient client;
+  private final HttpTransport transport;
   private final WebhookExchange exchange;
-  private final ExecutorService executor;
-  /** Runs the HTTP client's own tasks (reading responses, completing its futures). */
-  private final ExecutorService clientExecutor;
+  /**
+   * Completes attempts' futures: the engine's and its listeners' code that follows an attempt must not
+   * run on (and may not block) the HTTP client's few I/O threads. A virtual thread each, started when
+   * the answer is in: none waits for a response.
+   */
+  private final ExecutorService completions;
   private final Endpoints endpoints;
   private final Map<Endpoint, Rate> endpointRates = new ConcurrentHashMap<>();
   /** Read options and targets per definition name, valid while the engine hands over the same definition object. */
@@ -95,39 +97,14 @@ public final class HttpChannel implements Channel {
     this.userAgent = b.userAgent;
     this.defaultRate = b.defaultRate;
     this.endpointRates.putAll(b.endpointRates);
-    this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
-    this.clientExecutor = clientExecutor(b.clientThreads);
-    HttpClient.Builder cb = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_2) // negotiated by ALPN over TLS; falls back to HTTP/1.1
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .connectTimeout(b.connectTimeout)
-        .executor(clientExecutor);
-    if (b.sslContext != null) {
-      cb.sslContext(b.sslContext);
-    }
-    if (b.proxy != null) {
-      cb.proxy(b.proxy);
-    }
-    this.client = cb.build();
-    this.exchange = new WebhookExchange(client, policy, clock, userAgent, connectTimeout, b.extraHeaders);
+    this.completions = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
+    this.transport = new HttpTransport(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
+        b.clientThreads);
+    this.exchange = new WebhookExchange(transport, policy, clock, userAgent, connectTimeout, b.extraHeaders);
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /**
-   * A few platform threads for the JDK client's tasks. Its default, a cached pool, hands every step
-   * of every exchange to another thread: on 2 cores that cost 2-4x the CPU per request of a small
-   * fixed pool (herald-bench's webhook roof, 30,000 POSTs to nginx). The client's tasks never block.
-   */
-  private static ExecutorService clientExecutor(int threads) {
-    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-    return Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "herald-http-client-" + n.getAndIncrement());
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   @Override
@@ -233,14 +210,7 @@ public final class HttpChannel implements Channel {
       return CompletableFuture.completedFuture(DeliveryResult.defer(admission.deferFor(), admission.reason()));
     }
     endpoint.started(clock.millis(), rate);
-    try {
-      return CompletableFuture.supplyAsync(
-          () -> attempt(delivery, target, failover, options, endpoint, admission.probe()), executor);
-    } catch (RejectedExecutionException e) {
-      endpoint.record(EndpointState.Verdict.NEUTRAL, admission.probe(), clock.millis(), null, null);
-      endpoint.release();
-      return CompletableFuture.completedFuture(DeliveryResult.retry("HTTP channel '" + name + "' is closed"));
-    }
+    return attempt(delivery, target, failover, options, endpoint, admission.probe());
   }
 
   /**
@@ -339,32 +309,46 @@ public final class HttpChannel implements Channel {
   @Override
   public void close() {
     closed = true;
-    executor.shutdownNow();
-    client.shutdownNow();
-    clientExecutor.shutdownNow();
+    transport.close();
+    completions.shutdown();
   }
 
   // ------------------------------------------------------------------------------------ attempt
 
-  private DeliveryResult attempt(
+  /**
+   * Runs the exchange; when its outcome is in, records it for the endpoint (circuit, slot) and
+   * completes the delivery's future on a virtual thread of its own.
+   */
+  private CompletableFuture<DeliveryResult> attempt(
       Delivery d, Target t, String failover, HttpOptions o, EndpointState endpoint, boolean probe) {
-    AttemptOutcome outcome = null;
+    CompletableFuture<AttemptOutcome> running;
     try {
-      outcome = exchange.run(d, t, failover, o, endpoint);
+      running = exchange.run(d, t, failover, o, endpoint);
     } catch (RuntimeException e) {
-      outcome = AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + e));
-    } finally {
-      if (outcome == null) { // an Error
-        outcome = AttemptOutcome.neutral(null);
-      }
+      running = CompletableFuture.completedFuture(
+          AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + e)));
+    }
+    CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
+    running.whenComplete((outcome, error) -> {
+      AttemptOutcome done = outcome != null ? outcome
+          : AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + error));
       long now = clock.millis();
-      boolean disabled = endpoint.record(outcome.verdict(), probe, now, outcome.pause(), outcome.failure());
-      endpoint.release();
+      boolean disabled = false;
+      try {
+        disabled = endpoint.record(done.verdict(), probe, now, done.pause(), done.failure());
+      } finally {
+        endpoint.release();
+      }
       if (disabled) {
         notifyDisabled(endpoint.status(now));
       }
-    }
-    return outcome.result();
+      try {
+        completions.execute(() -> result.complete(done.result()));
+      } catch (RejectedExecutionException closing) {
+        result.complete(done.result());
+      }
+    });
+    return result;
   }
 
   private static Duration jittered(Duration base) {

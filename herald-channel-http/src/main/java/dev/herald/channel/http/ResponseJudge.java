@@ -4,9 +4,6 @@ import dev.herald.Attempt;
 import dev.herald.DeliveryResult;
 import dev.herald.schedule.DurationText;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpHeaders;
-import java.net.http.HttpResponse;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -16,7 +13,6 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,10 +38,10 @@ final class ResponseJudge {
   }
 
   /** Turns a response into the attempt's result. */
-  AttemptOutcome judge(HttpResponse<LimitedBody.Body> r, Target t, HttpOptions o, StringBuilder log, long t0) {
-    int status = r.statusCode();
-    LimitedBody.Body body = r.body();
-    String text = new String(body.bytes(), charsetOf(r.headers()));
+  AttemptOutcome judge(HttpTransport.Answer r, Target t, HttpOptions o, StringBuilder log, long t0) {
+    int status = r.status();
+    HttpTransport.Answer body = r;
+    String text = new String(body.body(), charsetOf(r.header("content-type")));
     String headline;
     DeliveryResult result;
     EndpointState.Verdict verdict = EndpointState.Verdict.RESPONDED;
@@ -71,7 +67,7 @@ final class ResponseJudge {
     } else if (status == 429 || status == 503) {
       verdict = EndpointState.Verdict.FAILED;
       failure = statusText;
-      String header = r.headers().firstValue("retry-after").orElse(null);
+      String header = r.header("retry-after");
       Duration asked = header == null ? null : retryAfter(header, clock.instant());
       if (asked != null) {
         Duration wait = asked.compareTo(o.maxRetryAfter()) > 0 ? o.maxRetryAfter() : asked;
@@ -94,21 +90,18 @@ final class ResponseJudge {
       }
     }
 
-    log.append("< ").append(r.version() == HttpClient.Version.HTTP_2 ? "HTTP/2" : "HTTP/1.1").append(' ')
-        .append(status).append('\n');
+    log.append("< ").append(r.http2() ? "HTTP/2" : "HTTP/1.1").append(' ').append(status).append('\n');
     int shown = 0;
-    for (Map.Entry<String, List<String>> h : r.headers().map().entrySet()) {
+    for (Map.Entry<String, String> h : r.headers()) {
       if (h.getKey().startsWith(":")) {
         continue;
       }
-      for (String v : h.getValue()) {
-        if (shown++ == LOGGED_HEADERS) {
-          log.append("< (more headers not shown)\n");
-        }
-        if (shown <= LOGGED_HEADERS) {
-          String value = h.getKey().equalsIgnoreCase("set-cookie") ? "****" : Attempt.bound(v, LOGGED_HEADER_VALUE);
-          log.append("< ").append(h.getKey().toLowerCase(Locale.ROOT)).append(": ").append(value).append('\n');
-        }
+      if (shown++ == LOGGED_HEADERS) {
+        log.append("< (more headers not shown)\n");
+      }
+      if (shown <= LOGGED_HEADERS) {
+        String value = h.getKey().equalsIgnoreCase("set-cookie") ? "****" : Attempt.bound(h.getValue(), LOGGED_HEADER_VALUE);
+        log.append("< ").append(h.getKey().toLowerCase(Locale.ROOT)).append(": ").append(value).append('\n');
       }
     }
     if (text.isEmpty()) {
@@ -131,8 +124,8 @@ final class ResponseJudge {
     return "took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms";
   }
 
-  private static String location(HttpResponse<?> r, Target t) {
-    String raw = r.headers().firstValue("location").orElse(null);
+  private static String location(HttpTransport.Answer r, Target t) {
+    String raw = r.header("location");
     if (raw == null) {
       return "(no Location header)";
     }
@@ -143,8 +136,8 @@ final class ResponseJudge {
     }
   }
 
-  private static Charset charsetOf(HttpHeaders headers) {
-    String type = headers.firstValue("content-type").orElse("");
+  private static Charset charsetOf(String contentType) {
+    String type = contentType == null ? "" : contentType;
     if (type.indexOf('=') < 0) {
       return StandardCharsets.UTF_8; // no parameters: the common case, without splitting
     }

@@ -14,8 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param uri the URL as given
  * @param endpoint its origin, the unit of isolation
  * @param host the host to resolve: lower case, IPv6 literals without brackets
+ * @param literal the address, if the host is an IP literal; else null
  */
-record Target(URI uri, Endpoint endpoint, String host) {
+record Target(URI uri, Endpoint endpoint, String host, java.net.InetAddress literal) {
 
   /** Most URLs kept parsed; then the cache starts again. */
   private static final int CACHED = 4_096;
@@ -77,12 +78,31 @@ record Target(URI uri, Endpoint endpoint, String host) {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
+    if (host.contains("%")) {
+      // an IPv6 zone id names one of this machine's interfaces: meaningless for a receiver, never sent
+      throw new InvalidInputException("target", "'" + text + "' has an IPv6 zone id (%...); write the address"
+          + " without it");
+    }
     if (!host.contains(":")) {
       Ipv4Literal.refuseNonCanonical(host);
     }
     int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
-    return new Target(uri, new Endpoint(scheme, host, port), host);
+    return new Target(uri, new Endpoint(scheme, host, port), host, literal(host));
   }
+
+  /** The address of an IP-literal host (parsed, no DNS); null for a name. */
+  private static java.net.InetAddress literal(String host) {
+    if (!host.contains(":") && !IPV4.matcher(host).matches()) {
+      return null;
+    }
+    try {
+      return java.net.InetAddress.getByName(host);
+    } catch (java.net.UnknownHostException e) {
+      throw new InvalidInputException("target", "'" + host + "' is not a valid IP address");
+    }
+  }
+
+  private static final java.util.regex.Pattern IPV4 = java.util.regex.Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
   boolean isHttps() {
     return endpoint.scheme().equals("https");

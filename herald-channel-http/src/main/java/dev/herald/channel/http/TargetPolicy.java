@@ -79,11 +79,13 @@ final class TargetPolicy {
     return t;
   }
 
-  /** Null if every address may be reached; else the first refused one. */
+  /**
+   * Null if every address may be reached; else the first refused one. A host on the allow-list (by
+   * name or {@code *.suffix}) may resolve to private-network addresses, never to metadata or multicast
+   * ones: those need an address or block on the list.
+   */
   Refusal check(String host, InetAddress[] addresses) {
-    if (hostAllowed(host)) {
-      return null;
-    }
+    boolean hostAllowed = hostAllowed(host, false);
     Refusal named = byName(host);
     if (named != null) {
       return named;
@@ -93,7 +95,7 @@ final class TargetPolicy {
       if (kind == AddressKind.PUBLIC) {
         continue;
       }
-      if (allowPrivateNetworks && kind.coveredByPrivateNetworks()) {
+      if ((allowPrivateNetworks || hostAllowed) && kind.coveredByPrivateNetworks()) {
         continue;
       }
       if (allowedBlocks.stream().anyMatch(c -> c.contains(a))) {
@@ -104,25 +106,26 @@ final class TargetPolicy {
     return null;
   }
 
-  /** Names that mean an internal address whatever DNS says (RFC 6761 localhost, GCP metadata). */
+  /**
+   * Names that mean an internal address whatever DNS says (RFC 6761 localhost, GCP metadata). A
+   * metadata name passes only by an exact allow entry, never by a {@code *.suffix} one.
+   */
   private Refusal byName(String host) {
-    if (hostAllowed(host)) {
-      return null;
-    }
     String h = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
-    if ((h.equals("localhost") || h.endsWith(".localhost")) && !allowPrivateNetworks) {
+    if ((h.equals("localhost") || h.endsWith(".localhost")) && !allowPrivateNetworks && !hostAllowed(host, false)) {
       return new Refusal(host, AddressKind.LOOPBACK, true);
     }
-    if (h.equals("metadata.google.internal") || h.equals("metadata")) {
+    if ((h.equals("metadata.google.internal") || h.equals("metadata")) && !hostAllowed(host, true)) {
       return new Refusal(host, AddressKind.METADATA, true);
     }
     return null;
   }
 
-  private boolean hostAllowed(String host) {
+  /** Whether an allow entry names the host: exactly, or also by a {@code *.suffix} pattern unless {@code exactOnly}. */
+  private boolean hostAllowed(String host, boolean exactOnly) {
     String h = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
     for (String allowed : allowedHosts) {
-      if (allowed.startsWith("*.") ? h.endsWith(allowed.substring(1)) : h.equals(allowed)) {
+      if (allowed.startsWith("*.") ? !exactOnly && h.endsWith(allowed.substring(1)) : h.equals(allowed)) {
         return true;
       }
     }

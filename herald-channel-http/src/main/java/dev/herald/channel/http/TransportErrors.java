@@ -4,23 +4,27 @@ import dev.herald.schedule.DurationText;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpTimeoutException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import javax.net.ssl.SSLException;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.core5.http.ConnectionClosedException;
 
 /** Failures without a response: what the attempt log says about them, and which ones mean a stale connection. */
 final class TransportErrors {
   private TransportErrors() {}
 
   /** One line on a failure without a response, naming the setting that bounded it. */
-  static String describe(Throwable c, Target t, Duration connectTimeout, Duration timeout) {
+  static String describe(Throwable failure, Target t, Duration connectTimeout, Duration timeout) {
+    Throwable c = unwrap(failure);
     String msg = c.getMessage();
-    if (c instanceof HttpConnectTimeoutException) {
+    if (c instanceof ConnectTimeoutException) {
       return "could not connect to " + t.endpoint() + " within " + DurationText.format(connectTimeout)
           + " (connect timeout)";
     }
-    if (c instanceof HttpTimeoutException) {
+    if (c instanceof SocketTimeoutException) {
       return "timed out: no complete response from " + t.endpoint() + " within " + DurationText.format(timeout)
           + " (option timeout)";
     }
@@ -36,24 +40,38 @@ final class TransportErrors {
     return "HTTP client error: " + c.getClass().getName() + (msg == null ? "" : ": " + msg);
   }
 
+  /** The failure's own message, without the transport's wrapper. */
+  static String message(Throwable failure) {
+    Throwable c = unwrap(failure);
+    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+  }
+
   /**
-   * Whether the connection ended before a single byte of a response arrived: the JDK client says
-   * "header parser received no bytes" (or fails with an EOF or a reset while writing). On a connection
-   * taken from the pool that is the receiver having closed it while idle, and the request never
-   * reached its application. Timeouts, refused connections and TLS failures are not.
+   * Whether the connection ended before a single byte of a response arrived: closed by the peer, an
+   * EOF, a reset or a broken pipe while writing. On a connection taken from the pool that is the
+   * receiver having closed it while idle, and the request never reached its application. Timeouts,
+   * refused connections and TLS failures are not.
    */
-  static boolean noResponseByte(Throwable c) {
-    if (!(c instanceof IOException) || c instanceof HttpTimeoutException || c instanceof ConnectException
-        || c instanceof SSLException) {
+  static boolean noResponseByte(Throwable failure) {
+    if (!(failure instanceof HttpTransport.NoResponse)) {
+      return false; // a response had begun
+    }
+    Throwable c = unwrap(failure);
+    if (!(c instanceof IOException) || c instanceof SocketTimeoutException || c instanceof ConnectException
+        || c instanceof SSLException || c instanceof UnknownHostException) {
       return false;
     }
     for (Throwable x = c; x != null; x = x.getCause() == x ? null : x.getCause()) {
       String msg = x.getMessage() == null ? "" : x.getMessage();
-      if (msg.contains("received no bytes") || x instanceof EOFException || msg.contains("Connection reset")
-          || msg.contains("Broken pipe")) {
+      if (x instanceof ConnectionClosedException || x instanceof EOFException || x instanceof ClosedChannelException
+          || msg.contains("Connection reset") || msg.contains("Broken pipe")) {
         return true;
       }
     }
     return false;
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof HttpTransport.NoResponse && failure.getCause() != null ? failure.getCause() : failure;
   }
 }

@@ -6,21 +6,20 @@ import dev.herald.schedule.DurationText;
 import dev.herald.spi.Delivery;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One attempt's exchange with a receiver: the SSRF check on the addresses the host resolves to now,
- * the signed request (Standard Webhooks headers), the call, and a request that met a stale kept-alive
- * connection sent again at once. Blocks its (virtual) thread until the answer or the timeout.
+ * One attempt's exchange with a receiver, as a chain of callbacks (no thread waits for it): the
+ * signed request (Standard Webhooks headers), the call through {@link HttpTransport} (whose resolver
+ * is the SSRF guard), and a request that met a stale kept-alive connection sent again at once.
  */
 final class WebhookExchange {
   /**
@@ -32,122 +31,143 @@ final class WebhookExchange {
   private static final java.util.Set<String> OWN_HEADERS =
       java.util.Set.of("content-type", "user-agent", "herald-attempt", "traceparent", "content-length", "host");
 
-  private final HttpClient client;
+  private final HttpTransport transport;
   private final TargetPolicy policy;
   private final Clock clock;
   private final String userAgent;
   private final Duration connectTimeout;
   private final ResponseJudge judge;
-  private final long keepAliveNanos;
+  private final long keepAliveNanos = TimeUnit.SECONDS.toNanos(HttpTransport.KEEP_ALIVE_SECONDS + 1);
+
   private final java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders;
 
-  WebhookExchange(HttpClient client, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout,
+  WebhookExchange(HttpTransport transport, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout,
       java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders) {
     this.extraHeaders = extraHeaders;
-    this.client = client;
+    this.transport = transport;
     this.policy = policy;
     this.clock = clock;
     this.userAgent = userAgent;
     this.connectTimeout = connectTimeout;
     this.judge = new ResponseJudge(clock);
-    this.keepAliveNanos = TimeUnit.SECONDS.toNanos(clientKeepAliveSeconds() + 1);
   }
 
   /**
+   * Completes with the attempt's outcome; never exceptionally.
+   *
    * @param failover why a fail-over target takes this attempt, for the attempt log; null for the first target
    */
-  AttemptOutcome run(Delivery d, Target t, String failover, HttpOptions o, EndpointState endpoint) {
+  CompletableFuture<AttemptOutcome> run(Delivery d, Target t, String failover, HttpOptions o, EndpointState endpoint) {
     long t0 = System.nanoTime();
-    InetAddress[] addresses;
-    try {
-      addresses = policy.resolver().resolve(t.host());
-    } catch (UnknownHostException e) {
-      String why = "cannot resolve host '" + t.host() + "'";
-      return new AttemptOutcome(DeliveryResult.retry(why + "\n(no request sent)"), EndpointState.Verdict.FAILED, null,
-          why);
+    if (t.literal() != null) {
+      // an IP literal is connected to as written: checked here (names are checked where they resolve)
+      TargetPolicy.Refusal refusal = policy.check(t.host(), new InetAddress[] {t.literal()});
+      if (refusal != null) {
+        return CompletableFuture.completedFuture(refused(refusal));
+      }
     }
-    TargetPolicy.Refusal refusal = policy.check(t.host(), addresses);
-    if (refusal != null) {
-      return AttemptOutcome.neutral(DeliveryResult.fail(refusal.message() + "\n(no request sent)"));
-    }
-    // The JDK client resolves the host again when it connects; within the JVM's DNS cache
-    // (networkaddress.cache.ttl, 30 s by default) that is the answer checked above. See README.
-
     StringBuilder log = new StringBuilder(512);
     if (failover != null) {
       log.append(failover).append('\n');
     }
-    HttpRequest request = request(d, t, o, log);
-    long deadline = t0 + o.timeout().toNanos();
-    for (int resends = 0; ; resends++) {
-      long sentAt = System.nanoTime();
-      CompletableFuture<HttpResponse<LimitedBody.Body>> call =
-          client.sendAsync(request, info -> new LimitedBody(ResponseJudge.BODY_LIMIT));
-      HttpResponse<LimitedBody.Body> response;
-      try {
-        response = call.get(Math.max(0, deadline - sentAt), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        call.cancel(true);
-        return transportFailure("timed out: no complete response from " + t.endpoint() + " within "
-            + DurationText.format(o.timeout()) + " (option timeout)", log, t0);
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        if (resends < MAX_STALE_RESENDS && TransportErrors.noResponseByte(cause)
-            && endpoint.answeredSince(sentAt - keepAliveNanos)) {
-          log.append("< (connection closed before any byte of a response: ").append(cause.getMessage())
-              .append("; a kept-alive connection the receiver had closed, so the request never reached it;"
-                  + " sent again at once, not counted as an attempt)\n");
-          continue;
-        }
-        return transportFailure(TransportErrors.describe(cause, t, connectTimeout, o.timeout()), log, t0);
-      } catch (InterruptedException e) {
-        call.cancel(true);
-        Thread.currentThread().interrupt();
-        return AttemptOutcome.neutral(DeliveryResult.retry("interrupted: the HTTP channel is closing\n" + log));
-      }
-      endpoint.answered(System.nanoTime());
-      return judge.judge(response, t, o, log, t0);
-    }
+    byte[] body = d.notice().payload().getBytes(StandardCharsets.UTF_8);
+    List<String> headers = headers(d, t, o, body, log);
+    CompletableFuture<AttemptOutcome> outcome = new CompletableFuture<>();
+    send(d, t, o, endpoint, headers, body, log, t0, 0, outcome);
+    return outcome;
   }
 
-  /** The signed POST, its headers written to {@code log} as they are set (the signature masked). */
-  private HttpRequest request(Delivery d, Target t, HttpOptions o, StringBuilder log) {
-    byte[] body = d.notice().payload().getBytes(StandardCharsets.UTF_8);
+  private void send(Delivery d, Target t, HttpOptions o, EndpointState endpoint, List<String> headers, byte[] body,
+      StringBuilder log, long t0, int resends, CompletableFuture<AttemptOutcome> outcome) {
+    long sentAt = System.nanoTime();
+    Duration left = o.timeout().minusNanos(sentAt - t0);
+    if (left.isNegative() || left.isZero()) {
+      outcome.complete(timedOut(t, o, log, t0));
+      return;
+    }
+    CompletableFuture<HttpTransport.Answer> call;
+    try {
+      call = transport.post(t, headers, body, left, ResponseJudge.BODY_LIMIT);
+    } catch (RuntimeException e) { // the client is shut down
+      outcome.complete(AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + e + "\n" + log)));
+      return;
+    }
+    call.whenComplete((answer, error) -> {
+      try {
+        if (error == null) {
+          endpoint.answered(System.nanoTime());
+          outcome.complete(judge.judge(answer, t, o, log, t0));
+          return;
+        }
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        TargetPolicy.Refusal refusal = GuardedResolver.Refused.in(cause);
+        if (refusal != null) {
+          outcome.complete(refused(refusal));
+        } else if (cause instanceof TimeoutException) {
+          outcome.complete(timedOut(t, o, log, t0));
+        } else if (cause instanceof UnknownHostException) {
+          String why = "cannot resolve host '" + t.host() + "'";
+          outcome.complete(new AttemptOutcome(DeliveryResult.retry(why + "\n(no request sent)"),
+              EndpointState.Verdict.FAILED, null, why));
+        } else if (resends < MAX_STALE_RESENDS && TransportErrors.noResponseByte(cause)
+            && endpoint.answeredSince(sentAt - keepAliveNanos)) {
+          log.append("< (connection closed before any byte of a response: ").append(TransportErrors.message(cause))
+              .append("; a kept-alive connection the receiver had closed, so the request never reached it;"
+                  + " sent again at once, not counted as an attempt)\n");
+          send(d, t, o, endpoint, headers, body, log, t0, resends + 1, outcome);
+        } else {
+          outcome.complete(transportFailure(TransportErrors.describe(cause, t, connectTimeout, o.timeout()), log, t0));
+        }
+      } catch (RuntimeException e) {
+        outcome.complete(AttemptOutcome.neutral(DeliveryResult.retry("HTTP channel error: " + e + "\n" + log)));
+      }
+    });
+  }
+
+  private static AttemptOutcome refused(TargetPolicy.Refusal refusal) {
+    return AttemptOutcome.neutral(DeliveryResult.fail(refusal.message() + "\n(no request sent)"));
+  }
+
+  private static AttemptOutcome timedOut(Target t, HttpOptions o, StringBuilder log, long t0) {
+    return transportFailure("timed out: no complete response from " + t.endpoint() + " within "
+        + DurationText.format(o.timeout()) + " (option timeout)", log, t0);
+  }
+
+  /** The signed request's headers (name, value pairs), written to {@code log} as they are set (the signature masked). */
+  private List<String> headers(Delivery d, Target t, HttpOptions o, byte[] body, StringBuilder log) {
     String id = d.notice().id().toString();
     long timestamp = clock.instant().getEpochSecond();
-    HttpRequest.Builder rb = HttpRequest.newBuilder(t.uri())
-        .timeout(o.timeout())
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-    if (!t.isHttps()) {
-      rb.version(HttpClient.Version.HTTP_1_1); // no h2c upgrade dance on cleartext
-    }
+    List<String> h = new ArrayList<>(14);
     log.append("> POST ").append(t.uri()).append('\n');
-    header(rb, log, "content-type", "application/json");
-    header(rb, log, "user-agent", userAgent);
-    header(rb, log, "webhook-id", id);
-    header(rb, log, "webhook-timestamp", Long.toString(timestamp));
+    log.append("> content-type: application/json\n"); // the body's, set by the transport
+    header(h, log, "user-agent", userAgent);
+    header(h, log, "webhook-id", id);
+    header(h, log, "webhook-timestamp", Long.toString(timestamp));
     if (o.signer().signs()) {
       String signature = o.signer().sign(id, timestamp, body);
-      rb.header("webhook-signature", signature);
+      h.add("webhook-signature");
+      h.add(signature);
       log.append("> webhook-signature: ").append(Signer.mask(signature)).append('\n');
     }
-    header(rb, log, "herald-attempt", Integer.toString(d.attempt()));
+    header(h, log, "herald-attempt", Integer.toString(d.attempt()));
     if (d.traceparent() != null) {
-      header(rb, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
+      header(h, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
     }
-    for (java.util.Map.Entry<String, String> h : extraHeaders.apply(d).entrySet()) {
-      String name = h.getKey().toLowerCase(java.util.Locale.ROOT);
+    for (java.util.Map.Entry<String, String> e : extraHeaders.apply(d).entrySet()) {
+      String name = e.getKey().toLowerCase(java.util.Locale.ROOT);
       if (!OWN_HEADERS.contains(name) && !name.startsWith("webhook-")) {
-        rb.header(h.getKey(), h.getValue());
+        h.add(name);
+        h.add(e.getValue());
         log.append("> ").append(name).append(": (not logged)\n");
       }
     }
     log.append("> (body: ").append(body.length).append(" bytes)\n");
-    return rb.build();
+    return h;
   }
 
-  private static void header(HttpRequest.Builder rb, StringBuilder log, String name, String value) {
-    rb.header(name, value);
+  private static void header(List<String> h, StringBuilder log, String name, String value) {
+    h.add(name);
+    h.add(value);
     log.append("> ").append(name).append(": ").append(value).append('\n');
   }
 
@@ -155,14 +175,5 @@ final class WebhookExchange {
     log.append("< (no response)\n");
     String detail = why + "\n" + log + ResponseJudge.took(t0);
     return new AttemptOutcome(DeliveryResult.retry(Attempt.bound(detail)), EndpointState.Verdict.FAILED, null, why);
-  }
-
-  /** How long the JDK client keeps an idle HTTP/1.1 connection in its pool (jdk.httpclient.keepalive.timeout). */
-  private static long clientKeepAliveSeconds() {
-    try {
-      return Long.parseLong(System.getProperty("jdk.httpclient.keepalive.timeout", "30").strip());
-    } catch (NumberFormatException e) {
-      return 30;
-    }
   }
 }

@@ -172,6 +172,21 @@ class HttpDeliveryTest {
   }
 
   @Test
+  void aResponseBodyIsReadOnlyUpToItsLimit() {
+    receiver.then(Receiver.Response.ok("x".repeat(200_000)), Receiver.Response.ok("success"));
+    start(d -> d.option("expected-body", "success"));
+
+    Notice n = herald.enqueue("cb", "{}");
+    runner.runDue();
+    assertThat(notice(n.id()).lastError())
+        .startsWith("HTTP 200 OK but the body is not the expected 'success' (it is longer than 64 KiB)\n")
+        .contains("< (body longer than 64 KiB; the rest was not read)");
+
+    runner.advanceAndRun(Duration.ofSeconds(5));
+    assertThat(notice(n.id()).status()).as("the next request, on a new connection").isEqualTo(NoticeStatus.SUCCEEDED);
+  }
+
+  @Test
   void expectedBodyDecidesSuccessAfterTrimming() {
     receiver.then(Receiver.Response.ok("fail"), Receiver.Response.ok("  success\r\n"));
     start(d -> d.option("expected-body", "success"));

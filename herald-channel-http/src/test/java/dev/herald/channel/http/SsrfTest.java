@@ -14,7 +14,9 @@ import dev.herald.testing.SettableClock;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,6 +74,9 @@ class SsrfTest {
       "http://[fc00::1]/              | a private address",
       "http://[fd12:3456::1]/         | a private address",
       "http://[::ffff:10.0.0.1]/      | a private address 10.0.0.1",
+      "http://[::ffff:0:a00:1]/       | a private address",
+      "http://[::ffff:0:7f00:1]/      | a loopback address",
+      "http://[::ffff:0:a9fe:a9fe]/   | a cloud metadata address",
       "http://[64:ff9b::a00:1]/       | a private address",
       "http://169.254.1.1/            | a link-local address 169.254.1.1",
       "http://[fe80::1]/              | a link-local address",
@@ -103,6 +108,8 @@ class SsrfTest {
       "http:///nohost                 | has no valid host",
       "http://example.com/#frag       | must not have a fragment",
       "http://exa mple.com/           | is not a URL",
+      "http://[fe80::1%eth0]/         | has an IPv6 zone id",
+      "http://[fe80::1%25eth0]:8080/  | has an IPv6 zone id",
   })
   void malformedTargetsAreRefused(String url, String reason) {
     HttpChannel http = channel().build();
@@ -206,6 +213,86 @@ class SsrfTest {
       new ManualRunner(herald, clock).runDue();
       assertThat(herald.operations().find(n.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
       assertThat(receiver.count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void hostNameAllowEntriesKeepTheMetadataCheck() {
+    TargetPolicy.Resolver names = table(Map.of(
+        "hooks.internal.test", "10.1.2.3",
+        "metadata.internal.test", "169.254.169.254",
+        "metadata.google.internal", "169.254.169.254"));
+    try (HttpChannel http = HttpChannel.builder().resolver(names).allow("*.internal.test", "*.internal").build()) {
+      assertThatCode(() -> http.validateTarget("http://hooks.internal.test/")).doesNotThrowAnyException();
+      assertThat(refusal(http, "http://metadata.internal.test/").reason())
+          .contains("a cloud metadata address 169.254.169.254");
+      assertThat(refusal(http, "http://metadata.google.internal/").reason())
+          .contains("target host 'metadata.google.internal' names a cloud metadata address");
+      assertThat(refusal(http, "http://10.1.2.3/").reason()).as("the allowed name, not its address")
+          .contains("a private address 10.1.2.3");
+    }
+  }
+
+  /**
+   * DNS rebinding through the host's spelling: the resolver answers each query differently (an allowed
+   * address, then the loopback address the receiver listens on, in turn), and the target is written in
+   * mixed case. The client connects to the very answer the guard checked, so the receiver is never
+   * reached: an attempt is either refused (the loopback answer) or connects to the allowed address,
+   * where nothing listens.
+   */
+  @Test
+  void theAddressCheckedIsTheAddressConnectedToWhateverTheNextAnswer() throws Exception {
+    List<String> asked = new CopyOnWriteArrayList<>();
+    AtomicInteger queries = new AtomicInteger();
+    TargetPolicy.Resolver rebinding = host -> {
+      asked.add(host);
+      return new InetAddress[] {InetAddress.getByName(queries.incrementAndGet() % 2 == 1 ? "127.0.0.2" : "127.0.0.1")};
+    };
+    SettableClock clock = SettableClock.startingNow();
+    try (Receiver receiver = new Receiver();
+        HttpChannel http = HttpChannel.builder().resolver(rebinding).allow("127.0.0.2").clock(clock).build();
+        Herald herald = Herald.builder()
+            .h2File(dir.resolve("herald"))
+            .clock(clock)
+            .channel(http)
+            .define(NoticeDefinition.builder("cb").channel("http", "http://ReBind.Example.TEST:" + receiver.port() + "/")
+                .retry("1s").build())
+            .build()) {
+      ManualRunner runner = new ManualRunner(herald, clock);
+      List<Notice> notices = List.of(herald.enqueue("cb", "{}"), herald.enqueue("cb", "{}"));
+      runner.runDue();
+      clock.advance(java.time.Duration.ofSeconds(2));
+      runner.runDue();
+
+      assertThat(receiver.count()).as("requests that reached the loopback receiver").isZero();
+      assertThat(asked).as("one lower-case spelling, asked once per connection").containsOnly("rebind.example.test");
+      List<String> errors = notices.stream()
+          .flatMap(n -> herald.operations().find(n.id()).orElseThrow().attempts().stream())
+          .map(a -> a.detail().lines().findFirst().orElse("")).toList();
+      assertThat(errors).anySatisfy(e -> assertThat(e)
+          .startsWith("target resolves to a loopback address 127.0.0.1; refused to prevent server-side request forgery"));
+      assertThat(errors).anySatisfy(e -> assertThat(e).startsWith("could not connect to http://rebind.example.test:"));
+    }
+  }
+
+  /** The name exists only in the guard's resolver: delivering to it shows the client connects to the guard's answer. */
+  @Test
+  void aMixedCaseNameIsDeliveredToTheAddressTheGuardResolved() throws Exception {
+    SettableClock clock = SettableClock.startingNow();
+    try (Receiver receiver = new Receiver();
+        HttpChannel http = HttpChannel.builder().resolver(table(Map.of("hooks.example.test", "127.0.0.1")))
+            .allow("127.0.0.1").clock(clock).build();
+        Herald herald = Herald.builder()
+            .h2File(dir.resolve("herald"))
+            .clock(clock)
+            .channel(http)
+            .define(NoticeDefinition.builder("cb").channel("http", "https://placeholder.invalid/").build())
+            .build()) {
+      Notice n = herald.enqueue(dev.herald.NoticeRequest.of("cb", "{}")
+          .target("http://Hooks.Example.Test:" + receiver.port() + "/x"));
+      new ManualRunner(herald, clock).runDue();
+      assertThat(herald.operations().find(n.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+      assertThat(receiver.requests).singleElement().satisfies(r -> assertThat(r.path()).isEqualTo("/x"));
     }
   }
 }

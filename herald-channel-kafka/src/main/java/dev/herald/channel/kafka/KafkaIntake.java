@@ -1,16 +1,16 @@
 package dev.herald.channel.kafka;
 
-import dev.herald.BackPressureException;
 import dev.herald.Herald;
+import dev.herald.HeraldException;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
 import dev.herald.Traceparent;
-import dev.herald.StoreException;
 import dev.herald.intake.IntakeFormat;
-import dev.herald.intake.MalformedMessageException;
+import dev.herald.intake.Refusals;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -29,7 +31,10 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -42,9 +47,12 @@ import org.slf4j.LoggerFactory;
  * IntakeFormat}; the message id is header {@code message-id} if the record has one, else {@code
  * topic-partition@offset}); offsets are committed only after the notices are, so a crash in between
  * delivers the records again and the idempotency key absorbs the repeats: never a loss. A record
- * that can never become a notice goes to the parking topic with header {@code x-herald-reason}.
- * While Herald refuses for back-pressure ({@code maxBacklog}) or its database is away, the consumer
- * pauses its partitions (staying in the group) and resumes by itself.
+ * that can never become a notice (malformed, or refused for good by Herald: an unknown definition,
+ * a fire time out of range, any failure that is not {@link Refusals#forNow for now}) goes to the
+ * parking topic with header {@code x-herald-reason}, and the records behind it are taken. While
+ * Herald refuses for back-pressure ({@code maxBacklog}) or its database is away, the consumer seeks
+ * back to the first record not taken, pauses its partitions (staying in the group; partitions a
+ * rebalance assigns meanwhile are paused too) and resumes by itself.
  *
  * <pre>{@code
  * KafkaIntake intake = KafkaIntake.builder(herald)
@@ -62,6 +70,7 @@ public final class KafkaIntake implements AutoCloseable {
   public static final String HEADER_MESSAGE_ID = "message-id";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaIntake.class);
+  private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
 
   private final Herald herald;
   private final String topic;
@@ -121,60 +130,132 @@ public final class KafkaIntake implements AutoCloseable {
     try (KafkaConsumer<byte[], byte[]> c = consumer;
         KafkaProducer<byte[], byte[]> parking =
             new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
-      c.subscribe(List.of(topic));
+      Waiting waiting = new Waiting(c);
+      c.subscribe(List.of(topic), waiting);
       while (running) {
-        ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
-        Map<TopicPartition, OffsetAndMetadata> done = new LinkedHashMap<>();
-        boolean paused = false;
-        for (TopicPartition tp : records.partitions()) {
-          for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-            if (paused || !take(r, parking)) {
-              // refused for now: read this partition again from here after the pause
-              paused = true;
-              c.seek(tp, r.offset());
-              break;
-            }
-            done.put(tp, new OffsetAndMetadata(r.offset() + 1));
-          }
+        waiting.resumeIfDue();
+        ConsumerRecords<byte[], byte[]> records = c.poll(waiting.active ? waiting.remaining() : POLL_TIMEOUT);
+        if (waiting.active) {
+          rewind(c, records); // a rebalance handed out partitions mid-pause: read them again later
+          continue;
         }
-        if (!done.isEmpty()) {
-          c.commitSync(done); // after the notices are committed: a crash before this only repeats them
-        }
-        if (paused && running) {
-          c.pause(c.assignment());
-          c.poll(pause); // stays in the group while waiting
-          c.resume(c.assignment());
+        if (!takeAll(c, records, parking)) {
+          waiting.start();
         }
       }
     } catch (WakeupException e) {
       // closing
     } catch (RuntimeException e) {
       // a crash of the intake: uncommitted records are delivered again to the next consumer
-      log.error("intake from topic '{}' stopped: {}", topic, e.toString());
+      log.error("intake from topic '{}' stopped: {}", topic, e.toString(), e);
       running = false;
     }
   }
 
-  /** Takes one record in; false if Herald refused for now (back-pressure, database away). */
-  private boolean take(ConsumerRecord<byte[], byte[]> r, KafkaProducer<byte[], byte[]> parking) {
-    NoticeRequest request;
-    try {
-      request = withTrace(format.decode(r.value() == null ? new byte[0] : r.value(), messageId(r)), r);
-    } catch (MalformedMessageException e) {
-      park(r, parking, e.getMessage());
-      return true;
+  /**
+   * Takes the records in, in order per partition, and commits the offsets of those taken (or
+   * parked). False if Herald refused one for now: that partition and every partition not yet
+   * started are sought back to their first record not taken, so nothing this poll returned is lost.
+   */
+  private boolean takeAll(KafkaConsumer<byte[], byte[]> c, ConsumerRecords<byte[], byte[]> records,
+      KafkaProducer<byte[], byte[]> parking) {
+    Map<TopicPartition, OffsetAndMetadata> done = new LinkedHashMap<>();
+    boolean refused = false;
+    for (TopicPartition tp : records.partitions()) {
+      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+        if (refused || !take(r, parking)) {
+          refused = true;
+          c.seek(tp, r.offset());
+          break;
+        }
+        done.put(tp, new OffsetAndMetadata(r.offset() + 1));
+      }
     }
+    commit(c, done);
+    return !refused;
+  }
+
+  /** Seeks every partition of {@code records} back to its first record: none of them was taken. */
+  private static void rewind(KafkaConsumer<byte[], byte[]> c, ConsumerRecords<byte[], byte[]> records) {
+    for (TopicPartition tp : records.partitions()) {
+      c.seek(tp, records.records(tp).getFirst().offset());
+    }
+  }
+
+  /** Commits after the notices are: a crash before this only repeats them, and their keys absorb that. */
+  private void commit(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, OffsetAndMetadata> done) {
+    if (done.isEmpty()) {
+      return;
+    }
+    try {
+      c.commitSync(done);
+    } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
+      // the partitions may be someone else's now: whoever reads them next takes these records again
+      log.warn("intake from topic '{}' could not commit offsets {} ({}); those records are taken again, "
+          + "their idempotency keys absorb the repeats", topic, done, e.toString());
+    }
+  }
+
+  /**
+   * The pause while Herald refuses for now. Every partition held is paused, and so is every
+   * partition a rebalance assigns meanwhile (it would otherwise be fetched from its committed offset
+   * while the intake cannot take anything); the pause ends {@code pause} after it began.
+   */
+  private final class Waiting implements ConsumerRebalanceListener {
+    private final KafkaConsumer<byte[], byte[]> c;
+    boolean active;
+    private long resumeAtNanos;
+
+    Waiting(KafkaConsumer<byte[], byte[]> c) {
+      this.c = c;
+    }
+
+    void start() {
+      c.pause(c.assignment());
+      active = true;
+      resumeAtNanos = System.nanoTime() + pause.toNanos();
+    }
+
+    Duration remaining() {
+      return Duration.ofNanos(Math.max(0, resumeAtNanos - System.nanoTime()));
+    }
+
+    void resumeIfDue() {
+      if (active && resumeAtNanos - System.nanoTime() <= 0) {
+        active = false;
+        c.resume(c.paused());
+      }
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (active) {
+        c.pause(partitions);
+      }
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      // nothing to commit: every batch's offsets are committed before the next poll
+    }
+  }
+
+  /**
+   * Takes one record in: true if it became a notice or was parked; false if Herald refused for now
+   * (back-pressure, database away) or the parking topic could not take it, so it is read again.
+   */
+  private boolean take(ConsumerRecord<byte[], byte[]> r, KafkaProducer<byte[], byte[]> parking) {
     Notice notice;
     try {
-      notice = herald.enqueue(request);
-    } catch (BackPressureException | StoreException e) {
-      if (pauses.getAndIncrement() % 50 == 0) {
-        log.info("intake from topic '{}' paused: {}", topic, e.getMessage());
+      notice = herald.enqueue(withTrace(format.decode(r.value() == null ? new byte[0] : r.value(), messageId(r)), r));
+    } catch (RuntimeException e) {
+      if (Refusals.forNow(e)) {
+        if (pauses.getAndIncrement() % 50 == 0) {
+          log.info("intake from topic '{}' paused: {}", topic, e.getMessage());
+        }
+        return false;
       }
-      return false;
-    } catch (InvalidInputException e) { // unknown definition, payload too large...
-      park(r, parking, e.getMessage());
-      return true;
+      return park(r, parking, e); // malformed, unknown definition, out of range...: never blocks the rest
     }
     afterCommit.accept(notice);
     taken.incrementAndGet();
@@ -195,20 +276,30 @@ public final class KafkaIntake implements AutoCloseable {
         : r.topic() + "-" + r.partition() + "@" + r.offset();
   }
 
-  private void park(ConsumerRecord<byte[], byte[]> r, KafkaProducer<byte[], byte[]> parking, String reason) {
+  /** Sends the record to the parking topic; false if that failed (it is taken again after a pause). */
+  private boolean park(ConsumerRecord<byte[], byte[]> r, KafkaProducer<byte[], byte[]> parking, RuntimeException why) {
+    String reason = Refusals.reason(why);
+    String origin = r.topic() + "-" + r.partition() + "@" + r.offset();
     ProducerRecord<byte[], byte[]> p = new ProducerRecord<>(parkingTopic, null, r.key(), r.value(), r.headers());
     p.headers().add(HEADER_REASON, reason.getBytes(StandardCharsets.UTF_8));
-    p.headers().add("x-herald-origin", (r.topic() + "-" + r.partition() + "@" + r.offset()).getBytes(StandardCharsets.UTF_8));
+    p.headers().add("x-herald-origin", origin.getBytes(StandardCharsets.UTF_8));
     try {
       parking.send(p).get(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while parking a record", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not park a record in '" + parkingTopic + "': " + e, e);
+      return false;
+    } catch (ExecutionException | TimeoutException | KafkaException e) {
+      log.warn("intake from topic '{}' cannot park record {} in '{}' ({}); holding it and trying again", topic, origin,
+          parkingTopic, e.toString());
+      return false;
     }
     parked.incrementAndGet();
-    log.warn("parked a record of topic '{}' in '{}': {}", topic, parkingTopic, reason);
+    if (why instanceof HeraldException) {
+      log.warn("parked record {} of topic '{}' in '{}': {}", origin, topic, parkingTopic, reason);
+    } else { // not a refusal Herald explains: the stack trace tells where it came from
+      log.warn("parked record {} of topic '{}' in '{}': {}", origin, topic, parkingTopic, reason, why);
+    }
+    return true;
   }
 
   /** Records that became notices (or matched an earlier one by key). */

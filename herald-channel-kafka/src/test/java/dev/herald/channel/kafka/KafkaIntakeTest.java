@@ -57,9 +57,14 @@ class KafkaIntakeTest {
   }
 
   static String topic() throws Exception {
+    return topic(1);
+  }
+
+  static String topic(int partitions) throws Exception {
     String t = "intake-" + System.nanoTime();
     try (Admin admin = cluster.admin()) {
-      admin.createTopics(List.of(new NewTopic(t, 1, (short) 1), new NewTopic(t + ".parked", 1, (short) 1))).all().get();
+      admin.createTopics(List.of(new NewTopic(t, partitions, (short) 1), new NewTopic(t + ".parked", 1, (short) 1)))
+          .all().get();
     }
     return t;
   }
@@ -188,6 +193,76 @@ class KafkaIntakeTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> intake.taken() == 20);
     await().atMost(Duration.ofSeconds(10)).until(() -> delivered.size() == 20 + filled);
     assertThat(notices(intakeNode)).hasSize(20 + filled).allSatisfy(n -> assertThat(n.status()).isEqualTo(NoticeStatus.SUCCEEDED));
+  }
+
+  @Test
+  void aRecordWhoseEnqueueFailsForGoodIsParkedAndTheOnesBehindAreTaken() throws Exception {
+    Herald h = idle();
+    String t = topic();
+    // parses as an instant, but no epoch millisecond holds it: enqueue fails for good
+    send(t, "{\"definition\": \"merchant-callback\", \"payload\": 1, \"fireAt\": \"+300000000-01-01T00:00:00Z\"}", "far");
+    send(t, "{\"definition\": \"merchant-callback\", \"payload\": {\"order\": 6}}", "behind");
+    KafkaIntake intake = intake(intakeOf(h, t, IntakeFormat.envelope()));
+    await().atMost(Duration.ofSeconds(20)).until(() -> intake.taken() == 1 && intake.parked() == 1);
+
+    assertThat(intake.isRunning()).isTrue();
+    assertThat(notices(h)).extracting(Notice::idempotencyKey).containsExactly("behind");
+    ConsumerRecord<String, String> parked = KafkaChannelTest.read(t + ".parked", 1).getFirst();
+    assertThat(KafkaChannelTest.header(parked, KafkaIntake.HEADER_MESSAGE_ID)).isEqualTo("far");
+    assertThat(KafkaChannelTest.header(parked, KafkaIntake.HEADER_REASON)).isNotBlank();
+    assertThat(KafkaChannelTest.header(parked, "x-herald-origin")).isEqualTo(t + "-0@0");
+  }
+
+  /**
+   * A rebalance while intake waits out back-pressure: a second intake joins the group while the
+   * first has its partitions paused, and the group hands partitions out afresh. Every record still
+   * becomes exactly one notice once back-pressure lifts, whichever intake takes it.
+   */
+  @Test
+  void aRebalanceWhileBackPressureHoldsLosesNoRecord() throws Exception {
+    JdbcDataSource ds = database();
+    Herald intakeNode = herald(ds, "intake").onlyDefinitions(Set.of("nothing")).maxBacklog(3).build().start();
+    toClose.add(intakeNode);
+    int filled = fillBacklog(intakeNode);
+    String t = topic(4);
+    String group = "group-" + t;
+    for (int i = 0; i < 40; i++) {
+      sendTo(t, i % 4, "m-" + i);
+    }
+    // a long pause, so the rebalance lands while the first intake has its partitions paused
+    KafkaIntake.Builder b = intakeOf(intakeNode, t, IntakeFormat.payload("merchant-callback")).groupId(group)
+        .pause(Duration.ofSeconds(2));
+    KafkaIntake first = intake(b);
+    await().atMost(Duration.ofSeconds(20)).until(() -> first.pauses() > 0);
+    KafkaIntake second = intake(b);
+    await().atMost(Duration.ofSeconds(30)).until(() -> assignments(group).equals(List.of(2, 2)) && second.pauses() > 0);
+    for (int i = 40; i < 44; i++) {
+      sendTo(t, i % 4, "m-" + i); // later records: their offsets are committed past anything skipped
+    }
+    assertThat(first.taken() + second.taken()).isZero();
+
+    Herald worker = herald(ds, "worker").build().start(); // back-pressure lifts
+    toClose.add(worker);
+    List<String> all = java.util.stream.IntStream.range(0, 44).mapToObj(i -> "m-" + i).toList();
+    await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> assertThat(notices(intakeNode).stream()
+        .map(Notice::idempotencyKey).filter(java.util.Objects::nonNull)).containsExactlyInAnyOrderElementsOf(all));
+    assertThat(first.taken() + second.taken()).isEqualTo(44);
+    await().atMost(Duration.ofSeconds(20)).until(() -> delivered.size() == 44 + filled);
+    assertThat(first.isRunning() && second.isRunning()).isTrue();
+  }
+
+  static void sendTo(String topic, int partition, String messageId) throws Exception {
+    ProducerRecord<String, String> r = new ProducerRecord<>(topic, partition, null, "{\"id\":\"" + messageId + "\"}");
+    r.headers().add(KafkaIntake.HEADER_MESSAGE_ID, messageId.getBytes(StandardCharsets.UTF_8));
+    producer.send(r).get();
+  }
+
+  /** How many partitions each member of the group holds, as the broker's coordinator sees it (sorted). */
+  static List<Integer> assignments(String group) throws Exception {
+    try (Admin admin = cluster.admin()) {
+      return admin.describeConsumerGroups(List.of(group)).all().get().get(group).members().stream()
+          .map(m -> m.assignment().topicPartitions().size()).sorted().toList();
+    }
   }
 
   /**

@@ -192,6 +192,32 @@ final class Claims extends StorePart {
     });
   }
 
+  List<NoticeRow> heldBy(Collection<String> owners, Instant dueBy, int limit) {
+    if (owners.isEmpty() || limit <= 0) {
+      return List.of();
+    }
+    List<String> sorted = owners.stream().sorted().toList();
+    return inTransaction("read notices held by " + sorted, c -> {
+      List<NoticeRow> out = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + LIVE_COLUMNS + " FROM herald_notice"
+          + " WHERE due_at <= ? AND status = 'IN_FLIGHT' AND owner IN (" + placeholders(sorted.size()) + ")"
+          + " ORDER BY due_at LIMIT ?")) {
+        int i = 1;
+        ps.setLong(i++, dueBy.toEpochMilli());
+        for (String owner : sorted) {
+          ps.setString(i++, owner);
+        }
+        ps.setInt(i, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(readLive(rs));
+          }
+        }
+      }
+      return out;
+    });
+  }
+
   int releaseAll(String owner, Instant now) {
     return release(owner, now, null);
   }

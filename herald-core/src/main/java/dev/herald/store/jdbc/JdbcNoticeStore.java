@@ -7,6 +7,7 @@ import dev.herald.NoticeQuery;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.PendingAlert;
+import dev.herald.spi.Applied;
 import dev.herald.spi.Change;
 import dev.herald.spi.Claim;
 import dev.herald.spi.InsertResult;
@@ -58,7 +59,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     this.ordering = new OrderingStatements(dialect);
     this.claims = new Claims(dialect, tx, rows, ordering);
     this.alerts = new AlertOutbox(dialect);
-    this.outcomes = new OutcomeWrites(dialect, tx, rows, new Archive(dialect, tx, rows), alerts);
+    this.outcomes = new OutcomeWrites(dialect, tx, rows, new Archive(dialect, tx, rows), alerts, nodes);
     this.purge = new HistoryPurge(dialect, tx, rows, ordering);
   }
 
@@ -148,6 +149,11 @@ public final class JdbcNoticeStore implements NoticeStore {
   }
 
   @Override
+  public List<NoticeRow> heldBy(Collection<String> owners, Instant dueBy, int limit) {
+    return claims.heldBy(owners, dueBy, limit);
+  }
+
+  @Override
   public int releaseAll(String owner, Instant now) {
     return claims.releaseAll(owner, now);
   }
@@ -197,10 +203,10 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public void requestRevocation(UUID id, String owner, Instant now) {
-    inTransaction("ask " + owner + " to let go of " + id, c -> {
+    replacingConcurrently(() -> inTransaction("ask " + owner + " to let go of " + id, c -> {
       nodes.requestRevocation(c, id, owner, now);
       return null;
-    });
+    }));
   }
 
   @Override
@@ -219,19 +225,25 @@ public final class JdbcNoticeStore implements NoticeStore {
   }
 
   @Override
-  public void recordEarlyConfirmation(UUID id, Instant now) {
-    inTransaction("record confirmation of " + id, c -> {
-      nodes.recordEarlyConfirmation(c, id, now);
-      return null;
-    });
+  public boolean recordEarlyConfirmation(UUID id, Instant now) {
+    return replacingConcurrently(
+        () -> inTransaction("record confirmation of " + id, c -> nodes.recordEarlyConfirmation(c, id, now)));
   }
 
-  @Override
-  public Set<UUID> takeEarlyConfirmations(Collection<UUID> ids) {
-    if (ids.isEmpty()) {
-      return Set.of();
+  /**
+   * Runs a delete-then-insert of a request row again when a concurrent one inserted the same key
+   * between the two (two operators asking at once): the second run replaces that row.
+   */
+  private <T> T replacingConcurrently(java.util.function.Supplier<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return work.get();
+      } catch (dev.herald.StoreException e) {
+        if (attempt == 3 || !(e.getCause() instanceof java.sql.SQLException sql) || !dialect.isDuplicateKey(sql)) {
+          throw e;
+        }
+      }
     }
-    return inTransaction("take early confirmations", c -> nodes.takeEarlyConfirmations(c, ids));
   }
 
   @Override
@@ -242,7 +254,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   // ---------------------------------------------------------------- outcomes
 
   @Override
-  public List<Boolean> apply(List<Change> changes) {
+  public List<Applied> apply(List<Change> changes) {
     return outcomes.apply(changes);
   }
 

@@ -28,7 +28,13 @@ final class NodeStatements {
     this.dialect = dialect;
   }
 
+  /**
+   * Records incarnation {@code owner}. Idempotent: a registration whose answer was lost is simply
+   * made again (an incarnation claims nothing before it knows it is registered, so replacing its row
+   * cannot revive a claim).
+   */
   void register(Connection c, String owner, String nodeId, Instant now) throws SQLException {
+    forget(c, owner);
     try (PreparedStatement ps = c.prepareStatement(
         "INSERT INTO herald_node (owner, node_id, started_at, heartbeat_at) VALUES (?, ?, ?, ?)")) {
       ps.setString(1, owner);
@@ -117,7 +123,20 @@ final class NodeStatements {
     deleteByNotice(c, "herald_revocation", ids);
   }
 
-  void recordEarlyConfirmation(Connection c, UUID id, Instant now) throws SQLException {
+  /**
+   * Records a confirmation of notice {@code id} if it is IN_FLIGHT, after locking its row: an
+   * outcome being written for it (which locks the row too) either committed before, and this sees
+   * its status, or waits for this one and consumes the confirmation. False if not IN_FLIGHT.
+   */
+  boolean recordEarlyConfirmation(Connection c, UUID id, Instant now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT status FROM herald_notice WHERE id = ? FOR UPDATE")) {
+      dialect.setId(ps, 1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !"IN_FLIGHT".equals(rs.getString(1))) {
+          return false;
+        }
+      }
+    }
     try (PreparedStatement del = c.prepareStatement("DELETE FROM herald_confirmation WHERE notice_id = ?");
         PreparedStatement ins = c.prepareStatement(
             "INSERT INTO herald_confirmation (notice_id, confirmed_at) VALUES (?, ?)")) {
@@ -127,6 +146,7 @@ final class NodeStatements {
       ins.setLong(2, now.toEpochMilli());
       ins.executeUpdate();
     }
+    return true;
   }
 
   /** Deletes the confirmations of {@code ids} in id order; returns the ids that had one. */

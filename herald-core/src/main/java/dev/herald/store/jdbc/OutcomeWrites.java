@@ -9,6 +9,7 @@ import static dev.herald.store.jdbc.NoticeRows.setLong;
 
 import dev.herald.Attempt;
 import dev.herald.Notice;
+import dev.herald.spi.Applied;
 import dev.herald.spi.Change;
 import dev.herald.spi.NoticeRow;
 import java.sql.Connection;
@@ -29,10 +30,14 @@ final class OutcomeWrites extends StorePart {
   private final Archive archive;
   private final AlertOutbox alerts;
 
-  OutcomeWrites(Dialect dialect, Transactions tx, NoticeRows rows, Archive archive, AlertOutbox alerts) {
+  private final NodeStatements nodes;
+
+  OutcomeWrites(Dialect dialect, Transactions tx, NoticeRows rows, Archive archive, AlertOutbox alerts,
+      NodeStatements nodes) {
     super(dialect, tx, rows);
     this.archive = archive;
     this.alerts = alerts;
+    this.nodes = nodes;
   }
 
   static final String UPDATE_LIVE =
@@ -45,14 +50,72 @@ final class OutcomeWrites extends StorePart {
       "INSERT INTO herald_attempt (notice_id, number, started_at, duration_ms, outcome, detail, node)"
           + " VALUES (?, ?, ?, ?, ?, ?, ?)";
 
-  List<Boolean> apply(List<Change> changes) {
+  List<Applied> apply(List<Change> changes) {
     if (changes.isEmpty()) {
       return List.of();
     }
     return inTransaction("record " + changes.size() + " outcome(s)", c -> applyAll(c, changes));
   }
 
-  private List<Boolean> applyAll(Connection c, List<Change> changes) throws SQLException {
+  private List<Applied> applyAll(Connection c, List<Change> changes) throws SQLException {
+    boolean[] applied = write(c, changes);
+    boolean[] confirmed = consumeEarlyConfirmations(c, changes, applied);
+    insertAttempts(c, changes, applied);
+    boolean[] alerting = applied.clone();
+    for (int i = 0; i < alerting.length; i++) {
+      alerting[i] &= !confirmed[i]; // a confirmed notice raises no alert
+    }
+    alerts.insert(c, changes, alerting);
+    List<Applied> out = new ArrayList<>(applied.length);
+    for (int i = 0; i < applied.length; i++) {
+      out.add(confirmed[i] ? Applied.CONFIRMED : applied[i] ? Applied.APPLIED : Applied.STALE);
+    }
+    return out;
+  }
+
+  /**
+   * Applied changes that can be confirmed take the early confirmations waiting for their notices,
+   * and those notices move on to their confirmed form, in this transaction. The confirmations are
+   * read after the changes wrote (and locked) their rows, and {@link
+   * dev.herald.spi.NoticeStore#recordEarlyConfirmation} locks the row before it records one: either
+   * it committed before, and is seen here, or it waits for this commit and sees the outcome.
+   */
+  private boolean[] consumeEarlyConfirmations(Connection c, List<Change> changes, boolean[] applied)
+      throws SQLException {
+    boolean[] confirmed = new boolean[changes.size()];
+    List<java.util.UUID> candidates = new ArrayList<>();
+    for (int i = 0; i < changes.size(); i++) {
+      if (applied[i] && changes.get(i).ifConfirmed() != null) {
+        candidates.add(changes.get(i).next().id());
+      }
+    }
+    if (candidates.isEmpty()) {
+      return confirmed;
+    }
+    java.util.Set<java.util.UUID> waiting = nodes.takeEarlyConfirmations(c, candidates);
+    if (waiting.isEmpty()) {
+      return confirmed;
+    }
+    List<Change> follow = new ArrayList<>();
+    List<Integer> from = new ArrayList<>();
+    for (int i = 0; i < changes.size(); i++) {
+      if (applied[i] && changes.get(i).ifConfirmed() != null && waiting.contains(changes.get(i).next().id())) {
+        follow.add(changes.get(i).confirmation());
+        from.add(i);
+      }
+    }
+    boolean[] done = write(c, follow);
+    for (int k = 0; k < done.length; k++) {
+      if (!done[k]) { // the row was written a moment ago, in this transaction
+        throw new SQLException("notice " + follow.get(k).expected().id() + " changed inside its own transaction");
+      }
+      confirmed[from.get(k)] = true;
+    }
+    return confirmed;
+  }
+
+  /** The version-checked writes of the changes' rows (live, history, or between them); true where one applied. */
+  private boolean[] write(Connection c, List<Change> changes) throws SQLException {
     boolean[] applied = new boolean[changes.size()];
     List<Integer> updates = new ArrayList<>();
     List<Integer> archives = new ArrayList<>();
@@ -128,13 +191,7 @@ final class OutcomeWrites extends StorePart {
         }), finishedAgain, applied);
       }
     }
-    insertAttempts(c, changes, applied);
-    alerts.insert(c, changes, applied);
-    List<Boolean> out = new ArrayList<>(applied.length);
-    for (boolean b : applied) {
-      out.add(b);
-    }
-    return out;
+    return applied;
   }
 
   /** Locks these live rows (sorted by id) in id order: one statement per 1,000. */

@@ -112,6 +112,9 @@ final class Transactions {
           }
           return transaction(work);
         }
+      } catch (CommitInDoubt e) {
+        throw new StoreException("cannot tell whether " + what + " committed: " + e.getCause().getMessage(),
+            e.getCause(), true);
       } catch (SQLException e) {
         if (attempt < DEADLOCK_ATTEMPTS && isDeadlockOrConflict(e)) {
           log.debug("Herald: {} rolled back by the database ({}); running it again", what, e.getMessage());
@@ -133,14 +136,28 @@ final class Transactions {
     return false;
   }
 
+  /** A commit that was sent and not answered: it may have landed. */
+  private static final class CommitInDoubt extends SQLException {
+    CommitInDoubt(SQLException cause) {
+      super(cause.getMessage(), cause.getSQLState(), cause);
+    }
+  }
+
+  /**
+   * One transaction. What it throws says whether anything can have been written: a failure before
+   * the commit rolls back (nothing written); a commit that fails is {@link CommitInDoubt}; a failure
+   * after the commit answered (restoring auto-commit, returning the connection) is only logged, since
+   * the work is known to be written.
+   */
   private <T> T transaction(SqlWork<T> work) throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      boolean auto = c.getAutoCommit();
+    Connection c = dataSource.getConnection();
+    T result;
+    boolean auto;
+    try {
+      auto = c.getAutoCommit();
       c.setAutoCommit(false);
-      T result;
       try {
         result = work.run(c);
-        c.commit();
       } catch (Throwable e) { // an Error must roll back too: restoring auto-commit below would commit
         // Restoring auto-commit commits what is open (JDBC), so only after a rollback that worked; a
         // connection whose rollback failed goes back as it is, and the pool rolls it back or drops it.
@@ -153,8 +170,28 @@ final class Transactions {
         }
         throw e;
       }
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        throw new CommitInDoubt(e);
+      }
+    } catch (Throwable e) {
+      closeQuietly(c, e);
+      throw e;
+    }
+    try (c) {
       c.setAutoCommit(auto);
-      return result;
+    } catch (SQLException e) {
+      log.debug("Herald: a connection failed after its commit ({}); the work is written", e.getMessage());
+    }
+    return result;
+  }
+
+  private static void closeQuietly(Connection c, Throwable cause) {
+    try {
+      c.close();
+    } catch (SQLException | RuntimeException suppressed) {
+      cause.addSuppressed(suppressed);
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.herald.Notice;
 import dev.herald.NoticeStatus;
 import dev.herald.StoreException;
+import dev.herald.spi.Applied;
 import dev.herald.spi.Change;
 import dev.herald.spi.NoticeRow;
 import dev.herald.spi.NoticeStore;
@@ -19,9 +20,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The group-commit writer keeps going when the database refuses one row, and waits out an outage. */
-class OutcomeWriterTest {
+/**
+ * The group-commit recorder keeps going when the database refuses one row, waits out an outage, and
+ * learns what a commit without an answer wrote before writing again.
+ */
+class RecorderTest {
   private final Map<UUID, Boolean> recorded = new ConcurrentHashMap<>();
+  /** Rows the fake store answers {@code find} with (after a lost answer). */
+  private final Map<UUID, NoticeRow> rows = new ConcurrentHashMap<>();
   private final AtomicInteger calls = new AtomicInteger();
 
   private static Change change(UUID id) {
@@ -31,29 +37,32 @@ class OutcomeWriterTest {
     return Transitions.release(row, t);
   }
 
-  private OutcomeWriter writer(java.util.function.Function<List<Change>, List<Boolean>> apply) {
+  private Recorder writer(java.util.function.Function<List<Change>, List<Boolean>> apply) {
     NoticeStore store = (NoticeStore) Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {NoticeStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("find")) {
+            return java.util.Optional.ofNullable(rows.get((UUID) args[0]));
+          }
           if (!method.getName().equals("apply")) {
             throw new UnsupportedOperationException(method.getName());
           }
           calls.incrementAndGet();
           @SuppressWarnings("unchecked")
           List<Change> changes = (List<Change>) args[0];
-          return apply.apply(changes);
+          return apply.apply(changes).stream().map(b -> b ? Applied.APPLIED : Applied.STALE).toList();
         });
-    return new OutcomeWriter(store, 100, (p, applied) -> recorded.put(p.change().expected().id(), applied),
+    return new Recorder(store, 100, (p, applied) -> recorded.put(p.change().expected().id(), applied.written()),
         new Listeners(List.of()));
   }
 
   @Test
   void aRowTheDatabaseRefusesIsGivenUpAloneAndTheRestOfTheBatchIsRecorded() throws Exception {
     UUID poison = UUID.randomUUID();
-    List<OutcomeWriter.Pending> batch = new ArrayList<>();
+    List<Recorder.Pending> batch = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      batch.add(new OutcomeWriter.Pending(null, change(UUID.randomUUID()), null));
+      batch.add(new Recorder.Pending(null, change(UUID.randomUUID()), null));
     }
-    batch.add(new OutcomeWriter.Pending(null, change(poison), null));
+    batch.add(new Recorder.Pending(null, change(poison), null));
 
     writer(changes -> {
       if (changes.stream().anyMatch(c -> c.expected().id().equals(poison))) {
@@ -89,7 +98,7 @@ class OutcomeWriterTest {
       }
       written.addAll(changes);
       return changes.stream().map(c -> true).toList();
-    }).write(List.of(new OutcomeWriter.Pending(null, refused, null)));
+    }).write(List.of(new Recorder.Pending(null, refused, null)));
 
     assertThat(recorded.get(id)).as("recorded, not given up").isTrue();
     assertThat(written).singleElement().satisfies(c -> {
@@ -107,9 +116,43 @@ class OutcomeWriterTest {
         throw new StoreException("connection refused", new SQLTransientConnectionException("down", "08001"));
       }
       return List.of(true);
-    }).write(List.of(new OutcomeWriter.Pending(null, change(id), null)));
+    }).write(List.of(new Recorder.Pending(null, change(id), null)));
 
     assertThat(calls.get()).isEqualTo(6);
     assertThat(recorded).containsEntry(id, true);
+  }
+
+  // Issue 20, finding 3: a batch committed, its answer was lost; written again, its version checks
+  // refused it as stale, and its notices were forgotten while their rows stayed held.
+  @Test
+  void aCommitWithoutAnAnswerIsReadBackNotReportedStale() throws Exception {
+    UUID landed = UUID.randomUUID();
+    UUID changedMeanwhile = UUID.randomUUID();
+    UUID notWritten = UUID.randomUUID();
+    List<List<UUID>> writes = new ArrayList<>();
+    writer(changes -> {
+      writes.add(changes.stream().map(c -> c.expected().id()).toList());
+      if (writes.size() == 1) {
+        for (Change c : changes) { // the commit lands for two of them (as seen by find), then the answer is lost
+          if (c.expected().id().equals(landed)) {
+            rows.put(landed, c.next());
+          } else if (c.expected().id().equals(changedMeanwhile)) {
+            NoticeRow other = c.expected();
+            rows.put(changedMeanwhile, new NoticeRow(other.notice(), "someone-else", other.leaseUntil(),
+                other.version() + 5, other.retryBase()));
+          } else {
+            rows.put(c.expected().id(), c.expected());
+          }
+        }
+        throw new StoreException("connection reset", new java.sql.SQLRecoverableException("reset", "08006"), true);
+      }
+      return changes.stream().map(c -> true).toList();
+    }).write(List.of(new Recorder.Pending(null, change(landed), null),
+        new Recorder.Pending(null, change(changedMeanwhile), null),
+        new Recorder.Pending(null, change(notWritten), null)));
+
+    assertThat(recorded).containsEntry(landed, true).containsEntry(changedMeanwhile, false).containsEntry(notWritten, true);
+    assertThat(writes).as("written again: only the change that had not landed").hasSize(2);
+    assertThat(writes.get(1)).containsExactly(notWritten);
   }
 }
