@@ -15,6 +15,7 @@ final class ServerBootstrap {
   private static final Logger log = LoggerFactory.getLogger(ServerBootstrap.class);
 
   private final String initialToken;
+  private java.nio.file.Path secretsFile;
 
   ServerBootstrap(Herald herald, ApiTokens tokens, ServerProperties properties, DefinitionSecrets secrets,
       FirstStartSecrets firstStart) {
@@ -44,9 +45,14 @@ final class ServerBootstrap {
       }
     } else if (properties.isCreateInitialToken() && tokens.countActive() == 0) {
       created = tokens.create("initial-admin", Role.ADMIN, null, "first start").token();
-      firstStart.write("API admin token", created);
+      secretsFile = firstStart.write("API admin token", created);
     }
     this.initialToken = created;
+  }
+
+  /** Where the token created at this start was written; null if it could be written nowhere (then it is logged). */
+  java.nio.file.Path secretsFile() {
+    return secretsFile;
   }
 
   /**

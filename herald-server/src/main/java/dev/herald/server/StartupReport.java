@@ -37,7 +37,17 @@ final class StartupReport implements ApplicationListener<ApplicationReadyEvent> 
     log.info("Herald server ready at {}/api/v1 (OpenAPI {}/api/v1/openapi.json, health {}/actuator/health); {}",
         base, base, base, database());
     String token = bootstrap.initialToken();
-    if (token != null) {
+    if (token != null && bootstrap.secretsFile() == null) {
+      log.warn("""
+
+          ==================================================================================================
+          No API token existed, so this admin token was created. No file could take it, so it is shown
+          here, once; keep it safe:
+
+              {}
+          ==================================================================================================""",
+          token);
+    } else if (token != null) {
       log.info("""
 
           ==================================================================================================

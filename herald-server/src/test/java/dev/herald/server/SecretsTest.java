@@ -83,6 +83,22 @@ class SecretsTest extends ServerTest {
     }
   }
 
+  @Test
+  void aFirstStartThatCannotWriteItsDataFolderPutsTheSecretsInTheTemporaryFolder() throws Exception {
+    Path tmpFile = Path.of(System.getProperty("java.io.tmpdir"), "herald-" + FirstStartSecrets.FILE);
+    Files.deleteIfExists(tmpFile);
+    Path dir = TestServer.tempDir();
+    Path notADirectory = Files.writeString(dir.resolve("a-file"), "x");
+    try (TestServer s = TestServer.start(notADirectory.resolve("data"), "--spring.datasource.url="
+        + dev.herald.Herald.Builder.h2Url(dir.resolve("db")) + ";QUERY_CACHE_SIZE=0")) {
+      assertThat(Files.readString(tmpFile)).contains(s.adminToken()).contains("console user admin, password");
+      assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(tmpFile)))
+          .isEqualTo("rw-------");
+    } finally {
+      Files.deleteIfExists(tmpFile);
+    }
+  }
+
   private static String storedSecrets(TestServer s) throws Exception {
     try (Connection c = s.context.getBean(DataSource.class).getConnection();
         PreparedStatement ps = c.prepareStatement("SELECT options FROM herald_definition WHERE name = 'signed'");

@@ -37,7 +37,12 @@ final class ConsoleBootstrap implements InitializingBean {
     new SecureRandom().nextBytes(bytes);
     String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     users.create("admin", password, ConsoleRole.ADMIN, "first start");
-    firstStart.write("console user admin, password", password);
+    java.nio.file.Path file = firstStart.write("console user admin, password", password);
+    if (file == null) {
+      log.warn("No console user existed, so 'admin' was created; no file could take its password, so it is shown"
+          + " here, once: {}", password);
+      return;
+    }
     log.info("""
 
         ==================================================================================================
@@ -49,6 +54,6 @@ final class ConsoleBootstrap implements InitializingBean {
         Log in at /console, change the password (Account page) and add users for people (Users page);
         roles: admin, operator, viewer.
         ==================================================================================================""",
-        firstStart.file());
+        file);
   }
 }
