@@ -101,7 +101,11 @@ final class Claimer {
    * have committed) leaves ownership in doubt; one that failed before committing leaves nothing.
    */
   int claim(Instant now, Instant horizon, int limit) {
-    String token = ownership.claimToken();
+    return claim(ownership.claimToken(), now, horizon, limit);
+  }
+
+  /** {@link #claim(Instant, Instant, int)} under {@code token}; nothing if it is null. */
+  int claim(String token, Instant now, Instant horizon, int limit) {
     if (token == null || !ownership.reserve(limit)) {
       return 0;
     }

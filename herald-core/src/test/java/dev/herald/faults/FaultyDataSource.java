@@ -148,6 +148,11 @@ public final class FaultyDataSource {
     stalled = true;
   }
 
+  /** The next {@code times} commits on such threads land at once but answer {@code millis} late. */
+  public Rule lateCommitAnswers(String threadPrefix, long millis, int times) {
+    return add(Step.COMMIT, Fault.DELAY_ANSWER, t -> t.startsWith(threadPrefix), s -> true, times, millis);
+  }
+
   /** Removes every rule. */
   public void clear() {
     rules.clear();
