@@ -100,7 +100,7 @@ public final class HttpChannel implements Channel {
     this.completions = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
     this.transport = new HttpTransport(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
         b.clientThreads);
-    this.exchange = new WebhookExchange(transport, policy, clock, userAgent, connectTimeout);
+    this.exchange = new WebhookExchange(transport, policy, clock, userAgent, connectTimeout, b.extraHeaders);
   }
 
   public static Builder builder() {
@@ -386,6 +386,7 @@ public final class HttpChannel implements Channel {
     private int clientThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private SSLContext sslContext;
     private ProxySelector proxy;
+    private java.util.function.Function<Delivery, Map<String, String>> extraHeaders = d -> Map.of();
 
     private Builder() {}
 
@@ -554,7 +555,20 @@ public final class HttpChannel implements Channel {
       return this;
     }
 
+    /**
+     * Headers the application adds to each request, e.g. a per-notice capability for the receiver
+     * (default none). Their values are not written to the attempt log (they may be secrets); the
+     * channel's own headers ({@code webhook-*}, {@code content-type}...) cannot be replaced.
+     */
+    public Builder extraHeaders(java.util.function.Function<Delivery, Map<String, String>> headers) {
+      this.extraHeaders = headers;
+      return this;
+    }
+
     public HttpChannel build() {
+      if (extraHeaders == null) {
+        throw new InvalidInputException("extraHeaders", "must not be null");
+      }
       if (name == null || !name.matches("[a-z][a-z0-9-]{0,49}")) {
         throw new InvalidInputException("name", "'" + name + "' must be a lower-case channel name such as http");
       }

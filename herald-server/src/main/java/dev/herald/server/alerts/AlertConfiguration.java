@@ -20,8 +20,19 @@ class AlertConfiguration {
   }
 
   @Bean
-  AlertService alertService(ObjectProvider<Herald> herald, AlertProperties properties) {
-    return new AlertService(herald::getObject, properties, Clock.systemUTC());
+  AlertService alertService(ObjectProvider<Herald> herald, AlertProperties properties,
+      dev.herald.server.NoticeOwners owners, dev.herald.server.Tenants tenants, dev.herald.server.AlertTargets targets,
+      ObjectProvider<io.micrometer.core.instrument.MeterRegistry> meters, dev.herald.server.DefinitionSecrets secrets) {
+    return new AlertService(herald::getObject, properties, Clock.systemUTC(),
+        (c, id, definition) -> owners.writeOne(c, id, tenants.ownerOf(definition)),
+        (kind, destination) -> {
+          if (kind.equals("webhook")) {
+            targets.checkWebhook(destination);
+          } else {
+            targets.checkEmail(destination);
+          }
+        },
+        meters.getIfAvailable(), secrets::seal);
   }
 
   @Bean

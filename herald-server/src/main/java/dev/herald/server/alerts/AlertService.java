@@ -54,9 +54,25 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   /** Alerts taken from the outbox per transaction. */
   private static final int DRAIN_BATCH = 500;
 
+  /** Where an alert's notices belong: the tenant of the definition that alerted. */
+  @FunctionalInterface
+  public interface Ownership {
+    void owned(Connection c, java.util.UUID noticeId, String definition) throws SQLException;
+  }
+
+  /** Checks a destination at send time; throws {@link dev.herald.InvalidInputException} for one refused now. */
+  @FunctionalInterface
+  public interface Destinations {
+    void check(String kind, String destination);
+  }
+
   private final Supplier<Herald> herald;
   private final AlertProperties properties;
   private final Clock clock;
+  private final Ownership ownership;
+  private final Destinations destinations;
+  private final io.micrometer.core.instrument.MeterRegistry meters;
+  private final java.util.function.UnaryOperator<NoticeDefinition> sealer;
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("herald-alerts").factory());
   private final AtomicBoolean drainAsked = new AtomicBoolean();
@@ -67,9 +83,26 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   private volatile boolean started;
 
   public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock) {
+    this(herald, properties, clock, (c, id, d) -> { }, (k, d) -> { }, null, d -> d);
+  }
+
+  /**
+   * @param ownership records in the alert's transaction which tenant an alert notice belongs to
+   * @param destinations checks each destination when an alert is sent: a refused one is skipped,
+   *     logged and counted ({@code herald.alerts.failed}), and never holds back other alerts
+   * @param meters where the failures are counted; null for nowhere
+   * @param sealer seals the secrets of the alert definitions before they are stored
+   */
+  public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock, Ownership ownership,
+      Destinations destinations, io.micrometer.core.instrument.MeterRegistry meters,
+      java.util.function.UnaryOperator<NoticeDefinition> sealer) {
     this.herald = herald;
     this.properties = properties;
     this.clock = clock;
+    this.ownership = ownership;
+    this.destinations = destinations;
+    this.meters = meters;
+    this.sealer = sealer;
   }
 
   /** Creates the two alert definitions if missing (alerts about alerts: never), then starts sending. */
@@ -88,7 +121,7 @@ public final class AlertService implements HeraldListener, AutoCloseable {
       if (properties.getWebhookSecrets() != null && !properties.getWebhookSecrets().isBlank()) {
         b.option("secrets", properties.getWebhookSecrets());
       }
-      h.definitions().save(b.build());
+      h.definitions().save(sealer.apply(b.build()));
     }
     start();
   }
@@ -280,15 +313,39 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     String description = "alert: " + definition + " (" + alert.path("kind").asString("") + ")";
     String email = d.option(AlertOptions.EMAIL, null);
     if (email != null && !email.isBlank()) {
-      tx.enqueue(NoticeRequest.of(MAIL_DEFINITION, payload).target(email.strip()).description(description));
+      enqueue(tx, "email", definition, NoticeRequest.of(MAIL_DEFINITION, payload).target(email.strip())
+          .description(description));
     }
     String webhook = d.option(AlertOptions.WEBHOOK, null);
     if (webhook != null && !webhook.isBlank()) {
-      tx.enqueue(NoticeRequest.of(WEBHOOK_DEFINITION, payload).target(webhook.strip()).description(description));
+      enqueue(tx, "webhook", definition, NoticeRequest.of(WEBHOOK_DEFINITION, payload).target(webhook.strip())
+          .description(description));
     }
     if ((email == null || email.isBlank()) && (webhook == null || webhook.isBlank())) {
       log.warn("Herald alert for definition {} has nowhere to go (set its options {} or {}): {}", definition,
           AlertOptions.EMAIL, AlertOptions.WEBHOOK, payload);
+    }
+  }
+
+  /**
+   * Enqueues one destination's alert. A destination refused now (a URL the SSRF guard refuses, bad
+   * addresses) is skipped, logged and counted: it never rolls the drain back, so one bad destination
+   * holds back no other alert. (Intake checks a notice before writing anything, so the transaction
+   * goes on.)
+   */
+  private void enqueue(NoticeTransaction tx, String kind, String definition, NoticeRequest request) {
+    try {
+      destinations.check(kind, request.target());
+      Notice n = tx.enqueue(request);
+      ownership.owned(tx.connection(), n.id(), definition);
+    } catch (dev.herald.InvalidInputException e) {
+      log.warn("Herald alert of definition {} by {} to {} not sent: {}: {}", definition, kind, request.target(),
+          e.field(), e.reason());
+      if (meters != null) {
+        meters.counter("herald.alerts.failed", "destination", kind, "definition", definition).increment();
+      }
+    } catch (SQLException e) {
+      throw new dev.herald.StoreException("cannot record the tenant of an alert: " + e.getMessage(), e);
     }
   }
 
