@@ -134,6 +134,29 @@ public class HeraldProperties {
   /** The herald health component's thresholds (management.health.herald.enabled turns it off). */
   private Health health = new Health();
 
+  /** How the NoticePublisher treats a notice published outside a transaction. */
+  private Publisher publisher = new Publisher();
+
+  /** The NoticePublisher's rules. */
+  public static class Publisher {
+    /**
+     * Whether publishing with no Spring transaction active is refused (NoTransactionException): such a
+     * notice would commit on its own, delivered even when the business work rolls back (a forgotten
+     * or self-invoked @Transactional, another thread). false stores it in a transaction of its own.
+     * publishAndDeliver is always allowed outside a transaction, and so is publishing when Herald runs
+     * on its own H2 files (the application has no DataSource, so no transaction to join).
+     */
+    private boolean requireTransaction = true;
+
+    public boolean isRequireTransaction() {
+      return requireTransaction;
+    }
+
+    public void setRequireTransaction(boolean requireTransaction) {
+      this.requireTransaction = requireTransaction;
+    }
+  }
+
   /**
    * When the herald health component stops saying UP. With none set it reports the figures (backlog,
    * oldest due notice's age, DEAD notices) but stays UP while the engine runs and its database answers.
@@ -361,6 +384,14 @@ public class HeraldProperties {
 
   public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
     this.failOnUnknownProperties = failOnUnknownProperties;
+  }
+
+  public Publisher getPublisher() {
+    return publisher;
+  }
+
+  public void setPublisher(Publisher publisher) {
+    this.publisher = publisher;
   }
 
   public Health getHealth() {

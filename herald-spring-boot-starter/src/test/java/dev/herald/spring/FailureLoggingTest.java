@@ -27,7 +27,8 @@ import org.springframework.context.annotation.Bean;
 /** Failures show in the log without a listener; a handler's stack trace is kept in the attempt log. */
 @SpringBootTest(classes = FailureLoggingTest.App.class, properties = {
     "herald.definitions.fragile.handler=inbox", "herald.definitions.fragile.retry=1s",
-    "herald.definitions.fragile.max-attempts=2"})
+    "herald.definitions.fragile.max-attempts=2",
+    "herald.publisher.require-transaction=false"}) // publishes notices that stand alone
 @AutoConfigureHerald
 class FailureLoggingTest {
   @SpringBootConfiguration

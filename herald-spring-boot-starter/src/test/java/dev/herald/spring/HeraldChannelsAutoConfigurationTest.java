@@ -7,6 +7,7 @@ import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import dev.herald.Herald;
 import dev.herald.channel.amqp.AmqpChannel;
+import dev.herald.channel.http.HttpChannel;
 import dev.herald.channel.kafka.KafkaChannel;
 import dev.herald.channel.mail.MailChannel;
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** The mail, AMQP and Kafka channels: configured from properties when their module is present. */
+/** The http, mail, AMQP and Kafka channels: configured from properties when their module is present. */
 class HeraldChannelsAutoConfigurationTest {
   static GreenMail smtp;
 
@@ -60,6 +61,52 @@ class HeraldChannelsAutoConfigurationTest {
         });
   }
 
+  /** A Spring developer's webhooks from properties alone: no HttpChannel bean written by hand. */
+  @Test
+  void aWebhookDefinitionInPropertiesIsPostedThroughTheAutoConfiguredHttpChannel() throws Exception {
+    java.util.List<String> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer receiver =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext("/hooks", exchange -> {
+      bodies.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    receiver.start();
+    try {
+      runner().withPropertyValues(
+              "herald.http.allow=127.0.0.1",
+              "herald.http.default-timeout=3s",
+              "herald.definitions.order-paid.channel=http",
+              "herald.definitions.order-paid.target=http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks")
+          .run(ctx -> {
+            assertThat(ctx).hasNotFailed().hasSingleBean(HttpChannel.class);
+            ctx.getBean(Herald.class).enqueue("order-paid", "{\"order\":42}");
+            await().atMost(Duration.ofSeconds(10)).until(() -> bodies.contains("{\"order\":42}"));
+          });
+    } finally {
+      receiver.stop(0);
+    }
+  }
+
+  @Test
+  void theHttpChannelRefusesPrivateTargetsUnlessAllowedAndCanBeTurnedOff() {
+    runner().withPropertyValues("herald.definitions.hook.channel=http",
+            "herald.definitions.hook.target=http://10.1.2.3/hook")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.definitions.hook.target")
+              .hasStackTraceContaining("definition 'hook'");
+        });
+    runner().withPropertyValues("herald.http.enabled=false")
+        .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(HttpChannel.class));
+    runner().withPropertyValues("herald.http.max-rate-per-endpoint=fast")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.http.max-rate-per-endpoint");
+        });
+  }
+
   @Test
   void amqpAndKafkaChannelsComeFromTheirProperties() {
     runner().withPropertyValues(
@@ -78,6 +125,8 @@ class HeraldChannelsAutoConfigurationTest {
 
   @Test
   void withoutSettingsOrWithoutTheModuleThereIsNoChannel() {
+    runner().withClassLoader(new FilteredClassLoader(HttpChannel.class))
+        .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(HttpChannel.class));
     runner().run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(MailChannel.class)
         .doesNotHaveBean(AmqpChannel.class).doesNotHaveBean(KafkaChannel.class));
     runner().withClassLoader(new FilteredClassLoader(MailChannel.class))

@@ -46,7 +46,7 @@ class HeraldHealthTest {
             "herald.shutdown-timeout=1s", "herald.only-definitions=local,fragile",
             "herald.definitions.local.handler=inbox",
             "herald.definitions.fragile.handler=inbox", "herald.definitions.fragile.max-attempts=1",
-            "herald.definitions.elsewhere.handler=inbox");
+            "herald.definitions.elsewhere.handler=inbox", "herald.publisher.require-transaction=false");
   }
 
   @Test
