@@ -8,9 +8,7 @@ import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;
@@ -216,18 +214,13 @@ public final class AmqpChannel implements Channel {
     }
 
     /**
-     * A broker by name, at an {@code amqp://user:password@host:port/vhost} or {@code amqps://} URI.
+     * A broker by name, at an {@code amqp://user:password@host:port/vhost} or {@code amqps://} URI;
+     * without a vhost, or with a bare trailing slash ({@code amqp://host/}), the default vhost {@code /}.
      *
      * @throws InvalidInputException naming {@code brokers.<name>} if the URI is not one
      */
     public Builder broker(String brokerName, String uri) {
-      ConnectionFactory f = new ConnectionFactory();
-      try {
-        f.setUri(uri);
-      } catch (URISyntaxException | GeneralSecurityException | IllegalArgumentException e) {
-        throw new InvalidInputException("brokers." + brokerName, "is not an amqp:// or amqps:// URI: " + e.getMessage());
-      }
-      return broker(brokerName, f);
+      return broker(brokerName, AmqpUri.factory(uri, "brokers." + brokerName));
     }
 
     /** A broker by name, with a connection factory set up by you (TLS, credentials provider...). */

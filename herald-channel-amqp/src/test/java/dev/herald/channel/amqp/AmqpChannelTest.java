@@ -98,6 +98,25 @@ class AmqpChannelTest {
     assertThat(m.getProps().getHeaders().get("traceparent")).hasToString(TRACEPARENT);
   }
 
+  /** {@code amqp://user:pass@host/}, as many examples write it, is the default vhost, not the empty one. */
+  @Test
+  void aBrokerUriEndingInASlashMeansTheDefaultVhost() throws Exception {
+    assertThat(AmqpUri.factory(broker.uri() + "/", "uri").getVirtualHost()).isEqualTo("/");
+    assertThat(AmqpUri.factory(broker.uri(), "uri").getVirtualHost()).isEqualTo("/");
+    assertThat(AmqpUri.factory(broker.uri() + "/orders", "uri").getVirtualHost()).isEqualTo("orders");
+    assertThat(AmqpUri.factory(broker.uri() + "/%2F", "uri").getVirtualHost()).isEqualTo("/");
+    ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri() + "/").build(),
+        orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    Notice n = h.enqueue("order-paid", "{\"order\":44}");
+    runner.runDue();
+    assertThat(h.operations().find(n.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(ch.basicGet("paid", true).getBody()).asString().isEqualTo("{\"order\":44}");
+    assertThatThrownBy(() -> AmqpChannel.builder().broker("main", "amqp://host/a/b"))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("brokers.main")
+        .hasMessageContaining("amqp://user:password@host:port/vhost");
+  }
+
   @Test
   void aNoticesOwnTargetOverridesTheRoutingKey() throws Exception {
     ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.paid"));
