@@ -55,7 +55,13 @@ public final class Transitions {
     int number = n.attempts() + 1;
     int inBudget = number - row.retryBase();
     String description = r.description() != null ? Attempt.bound(r.description(), MAX_DESCRIPTION) : n.description();
-    Attempt attempt = new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
+    boolean exhausted = r.outcome() == DeliveryResult.Outcome.RETRY && def.attemptsExhausted(inBudget);
+    // The attempt that used up the budget is logged as what it was: the last, with no retry after it.
+    Attempt attempt = exhausted
+        ? new Attempt(n.id(), number, f.startedAt(), f.took(), DeliveryResult.Outcome.FAIL,
+            Attempt.bound("attempt " + inBudget + " of " + def.maxAttempts() + " failed, no retry left: DEAD\n"
+                + (r.detail() == null ? "retry" : r.detail())), f.node())
+        : new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
 
     NoticeStatus status;
     Instant due = null;

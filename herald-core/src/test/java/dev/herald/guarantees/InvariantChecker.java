@@ -307,12 +307,19 @@ final class InvariantChecker {
     }
     for (Attempt a : rows) {
       boolean matched = ds.stream().anyMatch(d -> !d.cut() && d.attempt() == a.number()
-          && nodeOf(d.node()).equals(a.node()) && outcomeOf(d.result()) == a.outcome());
+          && nodeOf(d.node()).equals(a.node()) && sameOutcome(d.result(), a));
       if (!matched) {
         add(Kind.ATTEMPT_WITHOUT_DELIVERY, n, id, "attempt row " + a.number() + " " + a.outcome() + " on " + a.node()
             + " at " + a.startedAt() + "; receiver saw " + ds.stream().map(InvariantChecker::describe).toList());
       }
     }
+  }
+
+  /** The receiver's answer as recorded; a retry that used up the attempts is recorded as the FAIL it was. */
+  private static boolean sameOutcome(String result, Attempt a) {
+    Outcome o = outcomeOf(result);
+    return o == a.outcome() || o == Outcome.RETRY && a.outcome() == Outcome.FAIL && a.detail() != null
+        && a.detail().contains("no retry left: DEAD");
   }
 
   private static Outcome outcomeOf(String result) {
