@@ -162,10 +162,13 @@ public class HeraldProperties {
    * oldest due notice's age, DEAD notices) but stays UP while the engine runs and its database answers.
    */
   public static class Health {
-    /** Most notices due and undelivered before the status changes. Default: no limit. */
+    /**
+     * Most notices in the backlog (live notices whose fire time has passed: waiting for an attempt, a
+     * retry or a confirmation) before the status changes. Default: no limit.
+     */
     private Integer maxBacklog;
 
-    /** Oldest age of a due, undelivered notice before the status changes. Default: no limit. */
+    /** Largest backlog age (since the oldest notice of the backlog was due) before the status changes. Default: no limit. */
     private Duration maxOldestDueAge;
 
     /** Most notices gone DEAD within dead-window before the status changes. Default: no limit. */
