@@ -10,6 +10,8 @@ import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.ReceiverState;
+import dev.herald.spi.Channel;
+import dev.herald.spi.PeerStatus;
 import dev.herald.store.jdbc.NoticeCounts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -41,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Tags are bounded: {@code definition} (at most {@link #MAX_DEFINITIONS} names, the rest under
- * {@value #OTHER}), {@code outcome}, {@code status}, {@code state}. A notice's own target (a
+ * {@value #OTHER}), {@code outcome}, {@code status}, {@code state}, {@code channel}, {@code peer} (a
+ * configured broker or mail server). A notice's own target (a
  * callback URL, say) is never a tag. Every meter is listed in the README's metrics table.
  */
 public final class HeraldMetrics implements HeraldListener {
@@ -184,7 +187,48 @@ public final class HeraldMetrics implements HeraldListener {
     for (NoticeDefinition d : h.definitions().list()) {
       watchDefinition(d.name());
     }
+    for (Channel c : h.channels()) {
+      watchPeers(c);
+    }
     return this;
+  }
+
+  /**
+   * A channel's peers: how many are in each state, and for each broker or mail server (configured, so
+   * bounded) whether it is up: 1 up, 0 down, NaN before the channel first tried it. Endpoints are not
+   * tags of their own (a callback URL per notice would be unbounded).
+   */
+  private void watchPeers(Channel c) {
+    List<PeerStatus> known = c.peers();
+    if (known.isEmpty() && c.name().equals(NoticeDefinition.LOCAL_CHANNEL)) {
+      return;
+    }
+    for (PeerStatus.State state : PeerStatus.State.values()) {
+      Gauge.builder("herald.channel.peers", c, ch -> ch.peers().stream().filter(p -> p.state() == state).count())
+          .description("Peers of the channel (brokers, mail servers, endpoints) in this state")
+          .tag("channel", c.name()).tag("state", state.name().toLowerCase(Locale.ROOT)).register(registry);
+    }
+    for (PeerStatus p : known) {
+      if (p.kind().infrastructure()) {
+        String peer = p.peer();
+        Gauge.builder("herald.channel.peer.up", c, ch -> up(ch, peer))
+            .description("Whether the broker or mail server answers: 1 up, 0 down, NaN not tried yet")
+            .tag("channel", c.name()).tag("peer", peer).register(registry);
+      }
+    }
+  }
+
+  private static double up(Channel c, String peer) {
+    for (PeerStatus p : c.peers()) {
+      if (p.peer().equals(peer)) {
+        return switch (p.state()) {
+          case UP -> 1;
+          case DOWN -> 0;
+          case UNKNOWN -> Double.NaN;
+        };
+      }
+    }
+    return Double.NaN;
   }
 
   private void nodeGauge(String name, String description, ToDoubleFunction<EngineStats> value) {

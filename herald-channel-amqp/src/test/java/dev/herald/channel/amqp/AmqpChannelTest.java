@@ -224,6 +224,47 @@ class AmqpChannelTest {
   }
 
   /**
+   * An operator who stops the broker sees it DOWN at once (the connection's loss), with the failed
+   * attempts counted, and UP again once the broker is back, found by the channel's own probe with no
+   * notice to send.
+   */
+  @Test
+  void aStoppedBrokerIsReportedDownWithItsFailedAttemptsAndUpAgainWithoutTraffic() throws Exception {
+    AmqpChannel amqp = AmqpChannel.builder().broker("main", broker.uri() + "/")
+        .reconnectDelay(Duration.ofMillis(100)).healthProbeInterval(Duration.ofMillis(100)).build();
+    Herald h = Herald.builder().h2File(dir.resolve("outage")).channel(amqp)
+        .define(NoticeDefinition.builder("order-paid").channel("amqp", "orders/order.paid").retry("200ms")
+            .unlimitedAttempts().build())
+        .build().start();
+    toClose.add(h);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> amqp.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.UP);
+    dev.herald.spi.PeerStatus up = amqp.peers().getFirst();
+    assertThat(up.channel()).isEqualTo("amqp");
+    assertThat(up.kind()).isEqualTo(dev.herald.spi.PeerStatus.Kind.BROKER);
+    assertThat(up.address()).isEqualTo("amqp://127.0.0.1:" + broker.port() + "/").doesNotContain("guest");
+
+    broker.stop();
+    try {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+          .until(() -> amqp.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.DOWN);
+      Notice n = h.enqueue("order-paid", "{\"during\":\"outage\"}");
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+          .until(() -> amqp.peers().getFirst().failures() >= 2);
+      assertThat(amqp.peers().getFirst().lastError()).contains("broker 'main'");
+      assertThat(h.operations().find(n.id()).orElseThrow().notice().status()).isNotEqualTo(NoticeStatus.SUCCEEDED);
+      h.operations().cancel(n.id()); // the broker comes back with nothing to send: only the probe can see it
+    } finally {
+      broker.startAgain();
+      admin = broker.connect();
+      ch = admin.createChannel();
+    }
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
+        .until(() -> amqp.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.UP);
+    assertThat(amqp.peers().getFirst().failures()).isZero();
+  }
+
+  /**
    * A definition whose exchange is deleted while Herald publishes to it (the broker closes the AMQP
    * channel with 404 on the next publish, and refuses it on every later try) alongside a healthy
    * one on the same broker: the healthy notices are each delivered once at the first attempt, and
