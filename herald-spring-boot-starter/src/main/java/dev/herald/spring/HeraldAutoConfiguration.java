@@ -119,6 +119,25 @@ public class HeraldAutoConfiguration {
         return new HeraldHealthIndicator(herald, properties.getHealth());
       }
     }
+
+    /** {@code heraldChannels}: a component per channel that talks to something (every one but {@code local}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnEnabledHealthIndicator("heraldChannels")
+    static class Channels {
+      @Bean
+      @ConditionalOnMissingBean(name = "heraldChannelsHealthContributor")
+      org.springframework.boot.health.contributor.CompositeHealthContributor heraldChannelsHealthContributor(
+          Herald herald, HeraldProperties properties) {
+        Map<String, HeraldChannelHealthIndicator> perChannel = new java.util.TreeMap<>();
+        for (Channel c : herald.channels()) {
+          if (!c.name().equals(NoticeDefinition.LOCAL_CHANNEL)) {
+            perChannel.put(c.name(), new HeraldChannelHealthIndicator(herald, c,
+                properties.getHealth().getChannelDownAfter(), properties.getHealth().getChannelStatus()));
+          }
+        }
+        return org.springframework.boot.health.contributor.CompositeHealthContributor.fromMap(perChannel);
+      }
+    }
   }
 
   /** {@code /actuator/herald}, only with Spring Boot's actuator on the class path and the endpoint available. */

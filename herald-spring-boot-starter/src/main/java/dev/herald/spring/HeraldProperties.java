@@ -183,6 +183,31 @@ public class HeraldProperties {
      */
     private String status = "OUT_OF_SERVICE";
 
+    /**
+     * How long a channel's broker or mail server may be down before the channel's health component
+     * (heraldChannels/&lt;channel&gt;) leaves UP. Default: 30s.
+     */
+    private Duration channelDownAfter = Duration.ofSeconds(30);
+
+    /** The status of a channel's health component past channel-down-after. Default: DOWN. */
+    private String channelStatus = "DOWN";
+
+    public Duration getChannelDownAfter() {
+      return channelDownAfter;
+    }
+
+    public void setChannelDownAfter(Duration channelDownAfter) {
+      this.channelDownAfter = channelDownAfter;
+    }
+
+    public String getChannelStatus() {
+      return channelStatus;
+    }
+
+    public void setChannelStatus(String channelStatus) {
+      this.channelStatus = channelStatus;
+    }
+
     public Integer getMaxBacklog() {
       return maxBacklog;
     }

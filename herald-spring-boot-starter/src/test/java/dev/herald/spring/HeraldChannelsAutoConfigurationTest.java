@@ -107,6 +107,31 @@ class HeraldChannelsAutoConfigurationTest {
         });
   }
 
+  /** A health component per channel: a mail server that cannot be reached turns its channel's DOWN. */
+  @Test
+  void eachChannelHasAHealthComponentThatGoesDownWhenItsServerStaysUnreachable() throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    runner().withPropertyValues("herald.mail.host=127.0.0.1", "herald.mail.port=" + closed,
+            "herald.mail.from=noreply@shop.example", "herald.health.channel-down-after=200ms")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          var channels = ctx.getBean("heraldChannelsHealthContributor",
+              org.springframework.boot.health.contributor.CompositeHealthContributor.class);
+          var mail = (org.springframework.boot.health.contributor.HealthIndicator) channels.getContributor("mail");
+          var http = (org.springframework.boot.health.contributor.HealthIndicator) channels.getContributor("http");
+          assertThat(http.health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.UP);
+          await().atMost(Duration.ofSeconds(10)).until(() ->
+              mail.health().getStatus().equals(org.springframework.boot.health.contributor.Status.DOWN));
+          var health = mail.health();
+          assertThat(health.getDetails().get("exceeded").toString())
+              .contains("mail server '127.0.0.1:" + closed + "' down for", "herald.health.channel-down-after");
+          assertThat(health.getDetails().get("peers").toString()).contains("state=DOWN", "lastError=");
+        });
+  }
+
   @Test
   void amqpAndKafkaChannelsComeFromTheirProperties() {
     runner().withPropertyValues(
