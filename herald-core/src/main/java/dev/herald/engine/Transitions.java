@@ -59,8 +59,7 @@ public final class Transitions {
     // The attempt that used up the budget is logged as what it was: the last, with no retry after it.
     Attempt attempt = exhausted
         ? new Attempt(n.id(), number, f.startedAt(), f.took(), DeliveryResult.Outcome.FAIL,
-            Attempt.bound("attempt " + inBudget + " of " + def.maxAttempts() + " failed, no retry left: DEAD\n"
-                + (r.detail() == null ? "retry" : r.detail())), f.node())
+            lastOf(r.detail(), inBudget, def.maxAttempts()), f.node())
         : new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
 
     NoticeStatus status;
@@ -101,6 +100,14 @@ public final class Transitions {
     }
     Change change = confirmable(new Change(row, row.next(next, owner, lease), attempt, pending(alert, def)), now);
     return new AfterAttempt(change, alert);
+  }
+
+  /** A detail whose first line (the verdict) says that no retry follows. */
+  static String lastOf(String detail, int attempt, int maxAttempts) {
+    String d = detail == null ? "retry" : detail;
+    String note = " (attempt " + attempt + " of " + maxAttempts + ": no retry left, DEAD)";
+    int end = d.indexOf('\n');
+    return Attempt.bound(end < 0 ? d + note : d.substring(0, end) + note + d.substring(end));
   }
 
   /**

@@ -319,7 +319,7 @@ final class InvariantChecker {
   private static boolean sameOutcome(String result, Attempt a) {
     Outcome o = outcomeOf(result);
     return o == a.outcome() || o == Outcome.RETRY && a.outcome() == Outcome.FAIL && a.detail() != null
-        && a.detail().contains("no retry left: DEAD");
+        && a.detail().contains("no retry left, DEAD)");
   }
 
   private static Outcome outcomeOf(String result) {

@@ -65,6 +65,11 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   private final Set<Key> recovering = ConcurrentHashMap.newKeySet();
   private volatile boolean started;
 
+  /** Whether {@code definition} is one of the server's own alert definitions, which must not be deleted. */
+  public static boolean isInternal(String definition) {
+    return MAIL_DEFINITION.equals(definition) || WEBHOOK_DEFINITION.equals(definition);
+  }
+
   public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock) {
     this.herald = herald;
     this.properties = properties;

@@ -117,6 +117,7 @@ class ConsoleController {
     model.addAttribute("attempts", d.attempts().stream()
         .map(a -> Map.of("number", a.number(), "startedAt", a.startedAt(), "duration", a.duration().toMillis(),
             "outcome", a.outcome(), "detail", a.detail() == null ? "" : Masking.signatures(a.detail()),
+            "view", AttemptView.of(a.detail() == null ? "" : Masking.signatures(a.detail())),
             "node", a.node() == null ? "" : a.node()))
         .toList());
     return "console/notice";
@@ -129,10 +130,18 @@ class ConsoleController {
       flash.addFlashAttribute("error", "id: not a notice id (a UUID)");
       return "redirect:/console/notices";
     }
-    attempt(flash, action + " done: the notice is now %s", () -> switch (action) {
-      case "resend" -> herald.operations().resend(uuid).status();
-      case "cancel" -> herald.operations().cancel(uuid).status();
-      default -> herald.operations().confirm(uuid).status();
+    // what the action did, not a status that may be stale by the time the page shows (a resent notice is
+    // often delivered before the redirect)
+    attempt(flash, "%s", () -> switch (action) {
+      case "resend" -> {
+        herald.operations().resend(uuid);
+        yield "Resent: due now with a fresh attempt budget. Its status and attempts below show how it went.";
+      }
+      case "cancel" -> {
+        herald.operations().cancel(uuid);
+        yield "Cancelled: it will not be delivered again.";
+      }
+      default -> "Confirmed: the notice is " + herald.operations().confirm(uuid).status() + ".";
     });
     return "redirect:/console/notices/" + uuid;
   }
@@ -147,18 +156,20 @@ class ConsoleController {
       flash.addFlashAttribute("error", e.getMessage());
       return "redirect:/console/notices/" + id;
     }
-    attempt(flash, "fire time changed: the notice is %s", () -> herald.operations()
-        .edit(uuid, NoticeEdit.fireAt(when)).status());
+    attempt(flash, "Fire time changed to %s.", () -> herald.operations()
+        .edit(uuid, NoticeEdit.fireAt(when)).fireAt());
     return "redirect:/console/notices/" + id;
   }
 
   /** The confirmation step of a bulk action: says how many notices it will touch. */
   @GetMapping("/notices/bulk")
-  String bulkConfirm(SearchForm form, @RequestParam String action, Model model) {
+  String bulkConfirm(SearchForm form, @RequestParam String action, Model model, jakarta.servlet.http.HttpSession session) {
     Bulk bulk = Bulk.parse(action);
     List<UUID> ids = search.ids(bulk.narrow(form.criteria()));
     model.addAttribute("form", form);
     model.addAttribute("action", bulk.name().toLowerCase(java.util.Locale.ROOT));
+    model.addAttribute("selection", BulkSelections.remember(session, ids.subList(0, Math.min(ids.size(),
+        NoticeSearch.MAX_BULK))));
     model.addAttribute("count", Math.min(ids.size(), NoticeSearch.MAX_BULK));
     model.addAttribute("tooMany", ids.size() > NoticeSearch.MAX_BULK);
     model.addAttribute("query", form.query());
@@ -166,10 +177,16 @@ class ConsoleController {
   }
 
   @PostMapping("/notices/bulk")
-  String bulk(SearchForm form, @RequestParam String action, @RequestParam int expected, RedirectAttributes flash) {
+  String bulk(SearchForm form, @RequestParam String action, @RequestParam(required = false) String selection,
+      RedirectAttributes flash, jakarta.servlet.http.HttpSession session) {
     Bulk bulk = Bulk.parse(action);
-    List<UUID> ids = search.ids(bulk.narrow(form.criteria()));
-    ids = ids.subList(0, Math.min(ids.size(), NoticeSearch.MAX_BULK));
+    // exactly the notices the confirmation counted, not what the search matches now
+    List<UUID> ids = BulkSelections.take(session, selection).orElse(null);
+    if (ids == null) {
+      flash.addFlashAttribute("error", "That confirmation was used or has expired; nothing was changed. Search and"
+          + " confirm again.");
+      return "redirect:/console/notices?" + form.query();
+    }
     int done = 0;
     int refused = 0;
     for (UUID id : ids) {
@@ -181,8 +198,8 @@ class ConsoleController {
       }
     }
     flash.addFlashAttribute("message", bulk.name().toLowerCase(java.util.Locale.ROOT) + ": " + done + " of "
-        + ids.size() + " notice(s) done" + (refused > 0 ? ", " + refused + " refused (changed meanwhile)" : "")
-        + (ids.size() != expected ? "; the search matched " + ids.size() + " now, " + expected + " when confirmed" : ""));
+        + ids.size() + " confirmed notice(s) done" + (refused > 0 ? ", " + refused
+        + " refused (their status changed meanwhile, e.g. finished)" : ""));
     return "redirect:/console/notices?" + form.query();
   }
 
