@@ -132,6 +132,34 @@ class HeraldChannelsAutoConfigurationTest {
         });
   }
 
+  /** Intake from properties: built and started once Herald runs; one that says nothing of its format is refused. */
+  @Test
+  void intakesComeFromTheirPropertiesAndABadOneNamesItsProperty() {
+    ApplicationContextRunner intakes = runner().withConfiguration(AutoConfigurations.of(HeraldIntakeAutoConfiguration.class));
+    intakes.withPropertyValues("herald.kafka.bootstrap-servers=127.0.0.1:9",
+            "herald.kafka.intakes.audit.topic=orders.audit", "herald.kafka.intakes.audit.format=envelope")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          HeraldIntakes all = ctx.getBean("heraldKafkaIntakes", HeraldIntakes.class);
+          assertThat(all.intakes()).extracting(HeraldIntakes.Intake::name).containsExactly("kafka-audit");
+          await().atMost(Duration.ofSeconds(10)).until(() -> all.intakes().getFirst().consuming());
+        });
+    intakes.withPropertyValues("herald.amqp.intakes.payments.uri=amqp://127.0.0.1:9/",
+            "herald.amqp.intakes.payments.queue=payment-notices")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.amqp.intakes.payments.definition")
+              .hasStackTraceContaining("says nothing of what a message becomes");
+        });
+    intakes.withPropertyValues("herald.amqp.intakes.payments.broker=main",
+            "herald.amqp.intakes.payments.queue=payment-notices", "herald.amqp.intakes.payments.definition=x")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.amqp.intakes.payments.broker")
+              .hasStackTraceContaining("not one of herald.amqp.brokers");
+        });
+  }
+
   @Test
   void amqpAndKafkaChannelsComeFromTheirProperties() {
     runner().withPropertyValues(
