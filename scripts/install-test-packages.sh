@@ -1,9 +1,23 @@
 #!/usr/bin/env bash
-# Makes sure the browser tests of herald-server can run: Debian's chromium and chromium-driver.
+# Makes sure the tests of herald-server can run: Debian's chromium and chromium-driver (browser
+# tests) and prometheus (PromQlTest).
 # Idempotent: does nothing when /usr/bin/chromium and /usr/bin/chromedriver exist. Otherwise installs
 # them with apt-get when running as root, or says what to run and fails.
 # Run by the herald-server build before its tests (exec-maven-plugin), and by .ci/run.
 set -euo pipefail
+
+# Debian's prometheus and promtool: herald-server's PromQlTest runs the documented PromQL
+# (docs/prometheus/herald-rules.yml) against a real Prometheus scraping the server.
+if [[ ! -x /usr/bin/prometheus || ! -x /usr/bin/promtool ]]; then
+  echo "install-test-packages: /usr/bin/prometheus or /usr/bin/promtool is missing; PromQlTest needs them"
+  if [[ "$(id -u)" != "0" ]] || ! command -v apt-get >/dev/null; then
+    echo "install-test-packages: cannot install here. Run as root: apt-get update && apt-get install -y prometheus" >&2
+    exit 1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get update -q
+  # the package's service is not started (no init in containers); the test starts its own
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends prometheus
+fi
 
 chromium=/usr/bin/chromium
 driver=/usr/bin/chromedriver

@@ -302,6 +302,8 @@ public final class HeraldMetrics implements HeraldListener {
       countedAtNanos = now;
       try {
         counts = noticeCounts.byDefinition(herald.clock().instant());
+        // definitions saved since (here or on another node) get their meters at 0 before their first notice
+        herald.definitions().list().forEach(d -> watchDefinition(d.name()));
       } catch (RuntimeException e) {
         log.warn("Herald metrics: cannot count notices: {}", e.getMessage());
       }
