@@ -120,7 +120,7 @@ public class HeraldAutoConfiguration {
       }
     }
 
-    /** {@code heraldChannels}: a component per channel that talks to something (every one but {@code local}). */
+    /** {@code heraldChannels}: a component per channel ({@code local}, in-process, is always UP). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnEnabledHealthIndicator("heraldChannels")
     static class Channels {
@@ -130,10 +130,8 @@ public class HeraldAutoConfiguration {
           Herald herald, HeraldProperties properties) {
         Map<String, HeraldChannelHealthIndicator> perChannel = new java.util.TreeMap<>();
         for (Channel c : herald.channels()) {
-          if (!c.name().equals(NoticeDefinition.LOCAL_CHANNEL)) {
-            perChannel.put(c.name(), new HeraldChannelHealthIndicator(herald, c,
-                properties.getHealth().getChannelDownAfter(), properties.getHealth().getChannelStatus()));
-          }
+          perChannel.put(c.name(), new HeraldChannelHealthIndicator(herald, c,
+              properties.getHealth().getChannelDownAfter(), properties.getHealth().getChannelStatus()));
         }
         return org.springframework.boot.health.contributor.CompositeHealthContributor.fromMap(perChannel);
       }
