@@ -101,7 +101,11 @@ final class Claimer {
    * have committed) leaves ownership in doubt; one that failed before committing leaves nothing.
    */
   int claim(Instant now, Instant horizon, int limit) {
-    String token = ownership.claimToken();
+    return claim(ownership.claimToken(), now, horizon, limit);
+  }
+
+  /** {@link #claim(Instant, Instant, int)} under {@code token}; nothing if it is null. */
+  int claim(String token, Instant now, Instant horizon, int limit) {
     if (token == null || !ownership.reserve(limit)) {
       return 0;
     }
@@ -117,6 +121,9 @@ final class Claimer {
       throw e;
     }
     ownership.unreserve(limit - rows.size());
+    if (Trace.on()) {
+      Trace.log("claimed under {}: {}", token, Trace.rows(rows));
+    }
     List<NoticeRow> giveBack = new ArrayList<>();
     for (NoticeRow row : rows) {
       try {

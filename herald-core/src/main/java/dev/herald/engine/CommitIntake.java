@@ -239,6 +239,9 @@ final class CommitIntake {
       }
       return Map.of();
     }
+    if (Trace.on()) {
+      Trace.log("adopted under {}: {}", current, moved);
+    }
     Map<UUID, NoticeRow> out = new java.util.HashMap<>();
     for (List<Enqueued> written : batch) {
       for (Enqueued e : written) {

@@ -1,6 +1,5 @@
 package dev.herald.engine;
 
-import dev.herald.spi.NoticeRow;
 import dev.herald.spi.NoticeStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -70,16 +69,16 @@ final class NodeUpkeep {
     List<UUID> answered = new ArrayList<>();
     for (UUID id : asked) {
       Holdings.Taken t = ownership.holdings().take(id);
-      if (t.result() == Holdings.TakeBack.TAKEN) {
-        taken.add(t.notice());
+      switch (t.result()) {
+        case TAKEN -> taken.add(t.notice());
+        case NOT_HELD -> ownership.suspect(id); // owned here by no memory, perhaps: the poller releases it
+        case BUSY -> {
+          continue; // answered once its attempt is recorded
+        }
       }
-      if (t.result() != Holdings.TakeBack.BUSY) {
-        answered.add(id);
-      }
+      answered.add(id);
     }
-    List<NoticeRow> rows = taken.stream().map(h -> h.row).toList();
-    ownership.release(rows, "let go of revoked notices");
-    taken.forEach(ownership.holdings()::done);
+    ownership.letGo(taken);
     store.clearRevocations(answered);
   }
 

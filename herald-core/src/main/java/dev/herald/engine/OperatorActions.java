@@ -192,17 +192,19 @@ final class OperatorActions implements NoticeOperations {
     return last == dev.herald.DeliveryResult.Outcome.DELIVERED || last == dev.herald.DeliveryResult.Outcome.AWAIT_CONFIRM;
   }
 
-  /** Confirms an IN_FLIGHT notice; null if it moved meanwhile and must be read again. */
+  /**
+   * Confirms an IN_FLIGHT notice; null if it moved meanwhile and must be read again. One held here,
+   * sent before and not being sent now, is confirmed at once; otherwise the confirmation waits for the
+   * notice's next recorded outcome. (A notice held here and never sent by this node may be in its
+   * first attempt elsewhere, by a node that lost it: the receiver may be confirming that attempt.)
+   */
   private Notice confirmInFlight(NoticeRow row) {
     UUID id = row.id();
-    if (held.isMine(row.owner())) {
+    if (held.isMine(row.owner()) && row.attemptsInBudget() > 0) {
       Holdings.Taken t = held.take(id);
       if (t.result() == Holdings.TakeBack.TAKEN) { // held here, not started: confirm it now
         boolean written = false;
         try {
-          if (row.notice().attempts() == 0) {
-            throw new IllegalTransitionException(id, row.status(), NoticeStatus.SUCCEEDED, "it has not been sent yet");
-          }
           Change c = Transitions.move(row, NoticeStatus.SUCCEEDED, null, clock.instant());
           written = store.apply(List.of(c)).getFirst().written();
           if (written) {
@@ -337,6 +339,9 @@ final class OperatorActions implements NoticeOperations {
    * and reconciliation releases it once the database answers.
    */
   private void releaseTaken(HeldNotice h) {
+    if (Trace.on()) {
+      Trace.log("operator releases {} v{} of {}", h.id(), h.row.version(), h.owner());
+    }
     boolean written = false;
     try {
       store.apply(List.of(Transitions.release(h.row, clock.instant())));

@@ -97,6 +97,9 @@ public final class FaultyDataSource {
 
   private final DataSource proxy;
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
+  /** Until this instant ({@link System#nanoTime()}), every step waits: the node is paused, as the database sees it. */
+  private volatile long stalledUntil;
+  private volatile boolean stalled;
 
   public FaultyDataSource(DataSource real) {
     this.proxy = wrap(real, DataSource.class, null);
@@ -139,6 +142,17 @@ public final class FaultyDataSource {
         millis);
   }
 
+  /** Every step of every connection waits until {@code millis} from now (a process pause, as the database sees it). */
+  public void stall(long millis) {
+    stalledUntil = System.nanoTime() + millis * 1_000_000;
+    stalled = true;
+  }
+
+  /** The next {@code times} commits on such threads land at once but answer {@code millis} late. */
+  public Rule lateCommitAnswers(String threadPrefix, long millis, int times) {
+    return add(Step.COMMIT, Fault.DELAY_ANSWER, t -> t.startsWith(threadPrefix), s -> true, times, millis);
+  }
+
   /** Removes every rule. */
   public void clear() {
     rules.clear();
@@ -173,6 +187,10 @@ public final class FaultyDataSource {
       };
     }
     String name = method.getName();
+    long stall = stalled ? stalledUntil - System.nanoTime() : 0;
+    if (stall > 0 && (target instanceof DataSource || name.startsWith("execute") || name.equals("commit"))) {
+      LockSupport.parkNanos(stall);
+    }
     Rule after = null;
     Rule late = null;
     if (target instanceof DataSource && name.equals("getConnection")) {

@@ -13,6 +13,7 @@ import dev.herald.NoticeNotFoundException;
 import dev.herald.NoticeQuery;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
+import dev.herald.faults.FaultyDataSource;
 import dev.herald.guarantees.Journal.Origin;
 import dev.herald.guarantees.Scenario.Behaviour;
 import dev.herald.guarantees.Scenario.Op;
@@ -45,14 +46,27 @@ final class GuaranteesRun {
   private static final long MAX_QUIESCE_MS = 25_000;
 
   /** What a run leaves to be checked. */
-  record Outcome(Journal journal, Map<Integer, NoticeDetail> finals, Instant checkedAt) {}
+  /**
+   * What a run leaves to be checked: the journal, every notice as stored at the end, when that was
+   * read, the wall-clock instant the scenario ended (its faults stopped before), and the faults.
+   */
+  record Outcome(Journal journal, Map<Integer, NoticeDetail> finals, Instant checkedAt, Instant started,
+      Instant scenarioEnd, Map<String, String> faults) {}
 
   private final Scenario scenario;
   private final Supplier<HikariDataSource> pools;
   private final Journal journal = new Journal();
   private final AtomicReferenceArray<Node> slots = new AtomicReferenceArray<>(Scenario.NODES);
   private final List<Node> incarnations = new ArrayList<>();
-  private final ExecutorService tasks = Executors.newVirtualThreadPerTaskExecutor();
+  /** Callers (enqueues) and operators (and receivers confirming after an attempt), on threads the faults can name. */
+  private final ExecutorService tasks = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("caller-", 0).factory());
+  private final ExecutorService operators =
+      Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("operator-", 0).factory());
+  /** Faults planned and how many times each kind fired, for the summary. */
+  private final List<Fired> injected = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** One injected rule and the kind of fault it stands for. */
+  record Fired(Scenario.FaultKind kind, FaultyDataSource.Rule rule) {}
   /** Closes killed nodes in the background, and every node at the end. */
   private final ExecutorService closers = Executors.newVirtualThreadPerTaskExecutor();
   private final AtomicInteger running = new AtomicInteger();
@@ -69,7 +83,11 @@ final class GuaranteesRun {
     final String id;
     final String label;
     final HikariDataSource pool = pools.get();
-    final KillableDataSource db = new KillableDataSource(pool);
+    /** The fault schedule's switch, between the pool and the kill switch. */
+    final FaultyDataSource faults = new FaultyDataSource(pool);
+    final KillableDataSource db = new KillableDataSource(faults.dataSource());
+    /** This node's wall clock: the system's, stepped by the fault schedule. */
+    final OffsetClock clock = new OffsetClock();
     /**
      * Callers (enqueues, operator and receiver calls) at once on this node: an application has
      * bounded request threads, and a pool of 16 serves them besides the engine's own connections.
@@ -138,6 +156,7 @@ final class GuaranteesRun {
         start(s);
       }
       journal.markStart();
+      Instant started = Instant.now();
       for (Scenario.Action a : scenario.actions) {
         long wait = a.atMs() * 1_000_000 - journal.now();
         if (wait > 0) {
@@ -146,9 +165,12 @@ final class GuaranteesRun {
         journal.maxLag.accumulateAndGet(journal.now() - a.atMs() * 1_000_000, Math::max);
         switch (a) {
           case Scenario.Enqueue e -> submit(() -> enqueue(e));
-          case Scenario.Operate o -> submit(() -> operate(o));
+          case Scenario.Operate o -> submit(operators, () -> operate(o));
           case Scenario.Kill k -> kill(k.slot());
           case Scenario.Restart r -> submit(() -> start(r.slot()));
+          case Scenario.Inject f -> inject(f);
+          case Scenario.Pause p -> pause(p);
+          case Scenario.ClockStep c -> stepClock(c);
         }
       }
       quiesce(scenario.seconds * 1_000_000_000L);
@@ -165,11 +187,30 @@ final class GuaranteesRun {
         } catch (java.sql.SQLException e) {
           System.out.println("DEBUG " + e);
         }
+        try (java.sql.Connection c = pools.get().getConnection();
+            java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT SESSION_ID, EXECUTING_STATEMENT,"
+                + " SESSION_START, STATEMENT_START, BLOCKER_ID, SLEEP_SINCE FROM INFORMATION_SCHEMA.SESSIONS"
+                + " WHERE CONTAINS_UNCOMMITTED")) {
+          while (rs.next()) {
+            System.out.println("DEBUG uncommitted session " + rs.getObject(1) + " stmt=" + rs.getObject(2)
+                + " started " + rs.getObject(3) + " stmt at " + rs.getObject(4) + " blocker " + rs.getObject(5)
+                + " sleeping since " + rs.getObject(6));
+          }
+        } catch (java.sql.SQLException e) {
+          System.out.println("DEBUG sessions: " + e);
+        }
+        Thread.getAllStackTraces().forEach((t, st) -> {
+          if (java.util.Arrays.stream(st).anyMatch(f -> f.getClassName().contains("Faulty")
+              || f.getClassName().contains("Killable") || f.getClassName().contains("Transactions"))) {
+            System.out.println("DEBUG thread " + t.getName() + "\n  " + java.util.Arrays.stream(st).limit(25)
+                .map(Object::toString).collect(java.util.stream.Collectors.joining("\n  ")));
+          }
+        });
       }
       Instant checkedAt = Instant.now();
       Map<Integer, NoticeDetail> finals = finals();
       journal.event("read", "-", journal.now());
-      return new Outcome(journal, finals, checkedAt);
+      return new Outcome(journal, finals, checkedAt, started, started.plusSeconds(scenario.seconds), faultSummary());
     } finally {
       close();
     }
@@ -182,6 +223,7 @@ final class GuaranteesRun {
     Node node = new Node(slot, previous == null ? 1 : previous.incarnation + 1);
     Herald.Builder b = Herald.builder()
         .dataSource(node.db.dataSource())
+        .clock(node.clock)
         .nodeId(node.id)
         .pollInterval(Duration.ofMillis(200))
         .lookAhead(Duration.ofSeconds(1))
@@ -193,6 +235,9 @@ final class GuaranteesRun {
         .listener(new HeraldListener() {
           @Override
           public void onEngineError(String step, Throwable error) {
+            if (step.equals("lapse while delivering")) { // the engine says its liveness budget was exceeded
+              journal.event("lapse", node.label, journal.now());
+            }
             if (node.alive()) {
               journal.trouble("engine error: " + step.replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "<id>"));
             }
@@ -225,6 +270,63 @@ final class GuaranteesRun {
       node.pool.close();
       node.herald.close();
     });
+  }
+
+  /** Arms a fault in the node now in {@code f.slot()}, if it lives. */
+  private void inject(Scenario.Inject f) {
+    Node node = slots.get(f.slot());
+    if (node == null || !node.alive()) {
+      return;
+    }
+    java.util.function.Predicate<String> thread = t -> t.startsWith(f.thread());
+    FaultyDataSource.Rule rule = switch (f.kind()) {
+      case POOL_TIMEOUT -> node.faults.poolTimeout(f.thread(), f.times());
+      case SLOW_CONNECTION -> node.faults.add(FaultyDataSource.Step.CONNECT, FaultyDataSource.Fault.DELAY, thread,
+          sql -> true, f.times(), f.millis());
+      case LOST_COMMIT -> node.faults.loseCommitAnswer(f.thread(), f.times());
+      case FAILED_STATEMENT -> node.faults.breakStatements(thread, f.sql(), f.times());
+      case OPERATOR_HALF_WAY -> node.faults.add(FaultyDataSource.Step.STATEMENT, FaultyDataSource.Fault.BREAK, thread,
+          sql -> !sql.stripLeading().toUpperCase(java.util.Locale.ROOT).startsWith("SELECT") && sql.contains(f.sql()),
+          f.times(), 0);
+      case LATE_HEARTBEAT -> node.faults.lateCommitAnswers(f.thread(), f.millis(), f.times());
+      case SLOW_HEARTBEAT -> node.faults.slowStatements(f.thread(), f.sql(), f.millis(), f.times());
+      case CLOCK_STEP, PAUSE -> throw new IllegalArgumentException(f.kind() + " is not a data source rule");
+    };
+    injected.add(new Fired(f.kind(), rule));
+  }
+
+  private void pause(Scenario.Pause p) {
+    Node node = slots.get(p.slot());
+    if (node != null && node.alive()) {
+      node.faults.stall(p.millis());
+      journal.event("pause " + p.millis() + "ms", node.label, journal.now());
+    }
+  }
+
+  private void stepClock(Scenario.ClockStep c) {
+    Node node = slots.get(c.slot());
+    if (node != null && node.alive()) {
+      node.clock.offsetMillis = c.offsetMs();
+      journal.trouble("clock step");
+    }
+  }
+
+  /** Faults by kind: how many rules fired at least once / were armed, and the times they fired. */
+  Map<String, String> faultSummary() {
+    Map<String, String> out = new TreeMap<>();
+    injected.stream().collect(java.util.stream.Collectors.groupingBy(f -> f.kind().name(), TreeMap::new,
+        java.util.stream.Collectors.toList())).forEach((kind, fs) -> out.put(kind,
+            fs.stream().filter(f -> f.rule().fired() > 0).count() + "/" + fs.size() + " armed, fired "
+                + fs.stream().mapToInt(f -> f.rule().fired()).sum()));
+    long steps = journal.troubles.getOrDefault("clock step", 0);
+    if (steps > 0) {
+      out.put("CLOCK_STEP", steps + " steps");
+    }
+    long pauses = journal.events.stream().filter(e -> e.what().startsWith("pause")).count();
+    if (pauses > 0) {
+      out.put("PAUSE", pauses + " pause(s)");
+    }
+    return out;
   }
 
   /** The live node in {@code slot}, else the next live one; null if none. */
@@ -270,7 +372,7 @@ final class GuaranteesRun {
       throw new IllegalStateException("node " + node.label + " died during the attempt");
     }
     if (b.confirmation() == Scenario.Confirmation.AFTER) {
-      submit(() -> {
+      submit(operators, () -> {
         Thread.sleep(b.confirmDelayMs());
         // Until the outcome is recorded the notice is IN_FLIGHT: try again for a while.
         for (int i = 0; i < 20; i++) {
@@ -333,6 +435,7 @@ final class GuaranteesRun {
         for (int i = 0; i < written.size(); i++) {
           journal.enqueued(e.notices().get(i).n(), written.get(i).id());
         }
+        journal.slowestEnqueue.accumulateAndGet(journal.now() - e.atMs() * 1_000_000, Math::max);
         return;
       } catch (Exception ex) {
         journal.trouble("enqueue failed" + (node.alive() ? ": " : " on a killed node: ") + ex.getClass().getSimpleName());
@@ -390,9 +493,13 @@ final class GuaranteesRun {
   }
 
   private void submit(Task task) {
+    submit(tasks, task);
+  }
+
+  private void submit(ExecutorService executor, Task task) {
     running.incrementAndGet();
     try {
-      tasks.execute(() -> {
+      executor.execute(() -> {
         try {
           task.run();
         } catch (Exception e) {
@@ -450,7 +557,9 @@ final class GuaranteesRun {
   /** Closes every node; bounded, so that a wedged node is reported instead of hanging the run. */
   private void close() throws InterruptedException {
     tasks.shutdown();
+    operators.shutdown();
     tasks.awaitTermination(10, TimeUnit.SECONDS);
+    operators.awaitTermination(10, TimeUnit.SECONDS);
     synchronized (incarnations) {
       incarnations.stream().filter(Node::alive).forEach(n -> closers.execute(() -> {
         n.herald.close();
@@ -460,6 +569,31 @@ final class GuaranteesRun {
     closers.shutdown();
     if (!closers.awaitTermination(60, TimeUnit.SECONDS)) {
       System.out.println("WARNING: nodes still closing after 60 s; left behind");
+    }
+  }
+
+  /** The system's wall clock, set off by the fault schedule's clock steps. */
+  static final class OffsetClock extends java.time.Clock {
+    volatile long offsetMillis;
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      throw new UnsupportedOperationException("UTC only");
+    }
+
+    @Override
+    public long millis() {
+      return System.currentTimeMillis() + offsetMillis;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis());
     }
   }
 }

@@ -48,11 +48,16 @@ abstract class GuaranteesTest {
     System.out.printf("guarantees on %s: seed %d, %d notices over %d s (replay: -Dherald.guarantees.seed=%d)%n",
         database(), scenario.seed, scenario.notices, scenario.seconds, scenario.seed);
     GuaranteesRun.Outcome out = new GuaranteesRun(scenario, this::newPool).run();
-    InvariantChecker checker = new InvariantChecker(out.journal(), out.finals(), out.checkedAt());
+    InvariantChecker checker = new InvariantChecker(out.journal(), out.finals(), out.checkedAt(), out.started(),
+        out.scenarioEnd());
     List<Violation> violations = checker.check();
     String summary = summary(scenario, out, checker, violations);
     System.out.println(summary);
     violations.forEach(System.out::println);
+    out.journal().calls.stream().filter(c -> !c.acked())
+        .collect(Collectors.groupingBy(c -> c.op() + ": " + c.error().replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "<id>")
+            .replaceAll("[0-9]+", "N"), TreeMap::new, Collectors.counting()))
+        .forEach((error, n) -> System.out.println("call failed " + n + "x: " + error));
     violations.stream().map(Violation::n).distinct().limit(100).map(checker::history).forEach(System.out::println);
     assertThat(violations)
         .as("%s%n%s", summary, violations.stream().limit(30).map(Violation::toString).collect(Collectors.joining("\n")))
@@ -69,16 +74,16 @@ abstract class GuaranteesTest {
     j.calls.stream().collect(Collectors.groupingBy(c -> c.op() + (c.origin() == Journal.Origin.OPERATOR ? "" : "/receiver")))
         .forEach((op, cs) -> calls.put(op, cs.stream().filter(Journal.Call::acked).count() + "/" + cs.size()));
     return String.format(
-        "GUARANTEES seed=%d db=%s nodes=%d notices=%d acked=%d ops(planned)=%s calls(acked/made)=%s kills=%d %s"
-            + " troubles=%s lag=%s deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d violations=%d %s",
-        scenario.seed, database(), Scenario.NODES, scenario.notices, j.ids.size(), planned, calls,
+        "GUARANTEES seed=%d db=%s nodes=%d notices=%d acked=%d ops(planned)=%s calls(acked/made)=%s faults=%s kills=%d %s"
+            + " troubles=%s lag=%s slowestEnqueue=%s deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d admittedOverlaps=%d violations=%d %s",
+        scenario.seed, database(), Scenario.NODES, scenario.notices, j.ids.size(), planned, calls, out.faults(),
         j.events.stream().filter(e -> e.what().equals("kill")).count(),
         j.events.stream().map(e -> e.what() + (e.node().equals("-") ? "" : " " + e.node()) + "@" + Journal.ms(e.at()))
             .toList(),
-        new TreeMap<>(j.troubles), Journal.ms(j.maxLag.get()), j.deliveries.size(), j.deliveries.stream().filter(Journal.Delivery::cut).count(),
+        new TreeMap<>(j.troubles), Journal.ms(j.maxLag.get()), Journal.ms(j.slowestEnqueue.get()), j.deliveries.size(), j.deliveries.stream().filter(Journal.Delivery::cut).count(),
         out.finals().values().stream().mapToInt(d -> d.attempts().size()).sum(),
         count(out.finals().values().stream().map(d -> d.notice().status().name()).toList(), Function.identity()),
-        checker.unsettled.size(), violations.size(), count(violations, v -> v.kind().name()));
+        checker.unsettled.size(), checker.admittedOverlaps, violations.size(), count(violations, v -> v.kind().name()));
   }
 
   private static <T> Map<String, Long> count(List<T> items, Function<T, String> key) {

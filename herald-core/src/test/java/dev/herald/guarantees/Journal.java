@@ -55,6 +55,8 @@ final class Journal {
   final Map<Integer, Long> enqueuedAt = new ConcurrentHashMap<>();
   /** The latest an action started after its planned time (a loaded machine). */
   final AtomicLong maxLag = new AtomicLong();
+  /** The longest an acknowledged enqueue took, from its planned time (the harness's callers, a loaded machine). */
+  final AtomicLong slowestEnqueue = new AtomicLong();
   /** Enqueues that failed (and were repeated) and planned calls not made, by reason. */
   final Map<String, Integer> troubles = new ConcurrentHashMap<>();
 

@@ -65,9 +65,45 @@ final class Scenario {
   record Planned(int n, String definition, long delayMs) {}
 
   /** Something done at {@code atMs} after the start, through node slot {@code slot} (another if that one is down). */
-  sealed interface Action permits Enqueue, Operate, Kill, Restart {
+  sealed interface Action permits Enqueue, Operate, Kill, Restart, Inject, Pause, ClockStep {
     long atMs();
   }
+
+  /**
+   * The faults a fault schedule injects, the way production produces them (see {@link
+   * dev.herald.faults.FaultyDataSource}); each within the documented budgets (a heartbeat lands within
+   * a third of the node timeout, clocks stay within a quarter of it of each other).
+   */
+  enum FaultKind {
+    /** The pool has no connection for a thread, a few times. */
+    POOL_TIMEOUT,
+    /** Connections take a while to come. */
+    SLOW_CONNECTION,
+    /** A commit lands and its answer is lost. */
+    LOST_COMMIT,
+    /** A statement fails mid-transaction (the transaction rolls back). */
+    FAILED_STATEMENT,
+    /** An operator's change and the release undoing its taking both fail. */
+    OPERATOR_HALF_WAY,
+    /** A heartbeat lands at once but answers after the fence. */
+    LATE_HEARTBEAT,
+    /** A heartbeat lands late, within the budget. */
+    SLOW_HEARTBEAT,
+    /** The node's wall clock steps, within the skew budget. */
+    CLOCK_STEP,
+    /** Every database call of the node stalls for seconds (a process pause, as the database sees it). */
+    PAUSE
+  }
+
+  /** A fault injected into node slot {@code slot}'s data source: on threads named {@code thread}*, {@code times} times. */
+  record Inject(long atMs, int slot, FaultKind kind, String thread, String sql, int times, long millis)
+      implements Action {}
+
+  /** Every database call of the node in {@code slot} stalls for {@code millis}. */
+  record Pause(long atMs, int slot, long millis) implements Action {}
+
+  /** The wall clock of the node in {@code slot} is set {@code offsetMs} away from the system's. */
+  record ClockStep(long atMs, int slot, long offsetMs) implements Action {}
 
   record Enqueue(long atMs, int slot, Mode mode, List<Planned> notices) implements Action {}
 
@@ -88,21 +124,100 @@ final class Scenario {
   final long seed;
   final int notices;
   final int seconds;
+  /** Faults injected per second, across the nodes; 0 for none. */
+  final double faultRate;
+  /** The kinds of fault the schedule may inject (all by default; a subset to narrow a failure down). */
+  final java.util.Set<FaultKind> kinds;
   final List<Action> actions;
 
   Scenario(long seed, int notices, int seconds) {
+    this(seed, notices, seconds, 0);
+  }
+
+  Scenario(long seed, int notices, int seconds, double faultRate) {
+    this(seed, notices, seconds, faultRate, java.util.EnumSet.allOf(FaultKind.class));
+  }
+
+  Scenario(long seed, int notices, int seconds, double faultRate, java.util.Set<FaultKind> kinds) {
     this.seed = seed;
     this.notices = notices;
     this.seconds = seconds;
-    this.actions = plan(new Random(seed));
+    this.faultRate = faultRate;
+    this.kinds = java.util.Set.copyOf(kinds);
+    List<Action> all = new ArrayList<>(plan(new Random(seed)));
+    // Faults from a stream of their own: the same seed plans the same work with or without them.
+    all.addAll(faults(new Random(seed ^ 0x6A09E667F3BCC909L)));
+    all.sort(Comparator.comparingLong(Action::atMs));
+    this.actions = List.copyOf(all);
   }
 
-  /** Reads {@code herald.guarantees.seed}, {@code .notices} and {@code .seconds}. */
+  /**
+   * Reads {@code herald.guarantees.seed}, {@code .notices}, {@code .seconds} and {@code .faults}
+   * (faults per second; default 4, 0 for none) and {@code .faultKinds} (a comma-separated subset of
+   * {@link FaultKind}, to narrow a failure down; the schedule's times stay those of the full one).
+   */
   static Scenario fromSystemProperties() {
+    String kinds = System.getProperty("herald.guarantees.faultKinds", "");
     return new Scenario(
         Long.getLong("herald.guarantees.seed", 20_240_611L),
         Integer.getInteger("herald.guarantees.notices", 2_000),
-        Integer.getInteger("herald.guarantees.seconds", 12));
+        Integer.getInteger("herald.guarantees.seconds", 12),
+        Double.parseDouble(System.getProperty("herald.guarantees.faults", "4")),
+        kinds.isBlank() ? java.util.EnumSet.allOf(FaultKind.class)
+            : java.util.Arrays.stream(kinds.split(",")).map(k -> FaultKind.valueOf(k.strip())).collect(
+                java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(FaultKind.class))));
+  }
+
+  /** Engine threads and callers, by the prefix of their names. */
+  private static final List<String> DB_THREADS = List.of("herald-poller", "herald-writer", "herald-heartbeat",
+      "herald-housekeeping", "caller", "operator");
+
+  /**
+   * The fault schedule: {@link #faultRate} faults a second over the first 80 % of the run (the rest
+   * and the quiescence after it are fault-free, so that what the faults left must settle), plus one
+   * pause of a node that is not the one killed first.
+   */
+  private List<Action> faults(Random r) {
+    List<Action> out = new ArrayList<>();
+    if (faultRate <= 0) {
+      return out;
+    }
+    long window = seconds * 800L;
+    int count = (int) Math.round(faultRate * seconds * 0.8);
+    for (int i = 0; i < count; i++) {
+      long at = r.nextLong(window);
+      int slot = r.nextInt(NODES);
+      FaultKind kind = FaultKind.values()[r.nextInt(FaultKind.values().length - 1)]; // PAUSE once, below
+      if (!kinds.contains(kind)) {
+        continue;
+      }
+      out.add(switch (kind) {
+        case POOL_TIMEOUT -> new Inject(at, slot, kind, pick(r, DB_THREADS), "", 1 + r.nextInt(3), 0);
+        case SLOW_CONNECTION -> new Inject(at, slot, kind, pick(r, DB_THREADS), "", 1 + r.nextInt(4),
+            50 + r.nextLong(200));
+        case LOST_COMMIT -> new Inject(at, slot, kind,
+            pick(r, List.of("herald-poller", "herald-writer", "herald-heartbeat", "caller", "operator")), "", 1, 0);
+        case FAILED_STATEMENT -> r.nextBoolean()
+            ? new Inject(at, slot, kind, "herald-writer", pick(r, List.of("herald_attempt", "herald_notice")), 1, 0)
+            : new Inject(at, slot, kind, "herald-poller", "herald_notice", 1, 0);
+        case OPERATOR_HALF_WAY -> new Inject(at, slot, kind, "operator", "herald_notice", 2, 0);
+        case LATE_HEARTBEAT -> new Inject(at, slot, kind, "herald-heartbeat", "UPDATE herald_node", 1,
+            1_100 + r.nextLong(300));
+        case SLOW_HEARTBEAT -> new Inject(at, slot, kind, "herald-heartbeat", "UPDATE herald_node", 1,
+            150 + r.nextLong(450));
+        case CLOCK_STEP -> new ClockStep(at, slot, r.nextLong(301) - 150);
+        case PAUSE -> throw new AssertionError("unreachable");
+      });
+    }
+    Pause pause = new Pause(window / 4 + r.nextLong(window / 2), r.nextInt(NODES), 2_500 + r.nextLong(1_500));
+    if (kinds.contains(FaultKind.PAUSE)) {
+      out.add(pause);
+    }
+    return out;
+  }
+
+  private static String pick(Random r, List<String> from) {
+    return from.get(r.nextInt(from.size()));
   }
 
   private List<Action> plan(Random r) {

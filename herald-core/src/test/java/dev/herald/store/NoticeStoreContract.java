@@ -776,6 +776,31 @@ public abstract class NoticeStoreContract {
     assertThat(store.apply(List.of(attempt(held, DeliveryResult.retry("now"), T)))).containsExactly(Applied.CONFIRMED);
   }
 
+  // Two operators asking a node to let go of one notice at once: one of them failed with a duplicate
+  // key (found by the guarantees test's fault schedule on PostgreSQL).
+  @Test
+  void operatorsAskingForOneNoticeAtOnceBothSucceed() throws Exception {
+    try (ExecutorService pair = Executors.newFixedThreadPool(2)) {
+      for (int i = 0; i < 30; i++) {
+        UUID id = UUID.randomUUID();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> asks = new ArrayList<>();
+        for (int k = 0; k < 2; k++) {
+          asks.add(pair.submit(() -> {
+            go.await();
+            store.requestRevocation(id, "n1#a", T);
+            return null;
+          }));
+        }
+        go.countDown();
+        for (Future<?> f : asks) {
+          f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(store.revocationsFor("n1#a")).contains(id);
+      }
+    }
+  }
+
   @Test
   void revocationsAreKeptUntilCleared() {
     UUID a = UUID.randomUUID();

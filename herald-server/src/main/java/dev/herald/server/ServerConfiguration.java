@@ -83,6 +83,12 @@ class ServerConfiguration implements WebMvcConfigurer {
     return new StartupReport(bootstrap, tokens, environment);
   }
 
+  /** Health contributor {@code heraldEngine}, in the readiness group (application.properties). */
+  @Bean
+  EngineReadiness heraldEngineHealthIndicator(Herald herald) {
+    return new EngineReadiness(herald);
+  }
+
   @Bean
   FilterRegistrationBean<ApiFilter> apiFilter(ApiTokens tokens, ServerProperties properties) {
     FilterRegistrationBean<ApiFilter> r =

@@ -68,6 +68,8 @@ final class TokenCommand {
       }
     }
     springArgs.add("--herald.enabled=false");
+    // no engine here, so no heraldEngine contributor for application.properties' readiness group
+    springArgs.add("--management.endpoint.health.validate-group-membership=false");
     springArgs.add("--logging.level.root=WARN");
     springArgs.add("--spring.main.log-startup-info=false");
     try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(Context.class)

@@ -203,10 +203,10 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public void requestRevocation(UUID id, String owner, Instant now) {
-    inTransaction("ask " + owner + " to let go of " + id, c -> {
+    replacingConcurrently(() -> inTransaction("ask " + owner + " to let go of " + id, c -> {
       nodes.requestRevocation(c, id, owner, now);
       return null;
-    });
+    }));
   }
 
   @Override
@@ -226,7 +226,24 @@ public final class JdbcNoticeStore implements NoticeStore {
 
   @Override
   public boolean recordEarlyConfirmation(UUID id, Instant now) {
-    return inTransaction("record confirmation of " + id, c -> nodes.recordEarlyConfirmation(c, id, now));
+    return replacingConcurrently(
+        () -> inTransaction("record confirmation of " + id, c -> nodes.recordEarlyConfirmation(c, id, now)));
+  }
+
+  /**
+   * Runs a delete-then-insert of a request row again when a concurrent one inserted the same key
+   * between the two (two operators asking at once): the second run replaces that row.
+   */
+  private <T> T replacingConcurrently(java.util.function.Supplier<T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return work.get();
+      } catch (dev.herald.StoreException e) {
+        if (attempt == 3 || !(e.getCause() instanceof java.sql.SQLException sql) || !dialect.isDuplicateKey(sql)) {
+          throw e;
+        }
+      }
+    }
   }
 
   @Override
