@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * <p>Tags are bounded: {@code definition} (at most {@link #MAX_DEFINITIONS} names, the rest under
  * {@value #OTHER}), {@code outcome}, {@code status}, {@code state}, {@code channel}, {@code peer} (a
  * configured broker or mail server). A notice's own target (a
- * callback URL, say) is never a tag. Every meter is listed in the README's metrics table.
+ * callback URL, say) is never a tag. Every meter is listed in docs/operations.md.
  */
 public final class HeraldMetrics implements HeraldListener {
   private static final Logger log = LoggerFactory.getLogger(HeraldMetrics.class);

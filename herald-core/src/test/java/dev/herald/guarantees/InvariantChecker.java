@@ -201,7 +201,7 @@ final class InvariantChecker {
   /**
    * Whether the node was paused while {@code d} ran (its database calls stalled longer than the node
    * timeout): then another node may rightly take the notice over while the attempt goes on. This is
-   * the one overlap the guarantee admits (README, "Guarantees"): nothing can stop a call already made.
+   * the one overlap the guarantee admits (docs/guarantees.md): nothing can stop a call already made.
    */
   private boolean spansPause(Delivery d) {
     return journal.events.stream().filter(e -> e.node().equals(d.node())).anyMatch(e -> {
