@@ -41,9 +41,11 @@ public final class Herald implements AutoCloseable {
   private final Clock clock;
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
+  private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
-      NoticeStore store) {
+      NoticeStore store, List<Channel> channels) {
+    this.channels = List.copyOf(channels);
     this.engine = engine;
     this.dataSource = dataSource;
     this.clock = clock;
@@ -108,6 +110,14 @@ public final class Herald implements AutoCloseable {
   /** Whether {@link #deliverNow} currently delivers inline to this definition's receiver. */
   public ReceiverState receiverState(String definition) {
     return engine.circuitState(definition);
+  }
+
+  /**
+   * The channels this node delivers through ({@code local} first), e.g. to read the state of what
+   * they talk to ({@link Channel#peers()}) for health checks, metrics and the console.
+   */
+  public List<Channel> channels() {
+    return channels;
   }
 
   /** This node's in-memory counts (held, waiting for a slot, delivering, circuits), for metrics. */
@@ -482,7 +492,7 @@ public final class Herald implements AutoCloseable {
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }
-        return new Herald(engine, ds, clock, pool, s);
+        return new Herald(engine, ds, clock, pool, s, all);
       } catch (RuntimeException e) {
         if (pool != null) {
           try {

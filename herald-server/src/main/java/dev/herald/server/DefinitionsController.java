@@ -110,6 +110,10 @@ class DefinitionsController {
       throw ApiException.conflict("built_in", "definition '" + name + "' is built in: notices that give only a"
           + " callbackUrl use it. Change it with PUT instead.");
     }
+    if (dev.herald.server.alerts.AlertService.isInternal(name)) {
+      throw ApiException.conflict("built_in", "definition '" + name + "' is built in: alerts are sent as its notices,"
+          + " so without it no alert would go out. Change it with PUT instead.");
+    }
     herald.definitions().delete(name);
     scope.tenants().forgetDefinition(name);
     audit.record(caller, scope.tenants().ownerOf(name), "definition.delete", name, null);

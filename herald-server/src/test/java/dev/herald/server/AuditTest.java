@@ -58,7 +58,11 @@ class AuditTest extends ServerTest {
     ConsoleSession s = new ConsoleSession(server);
     s.login(operator, ConsoleAccessTest.PASSWORD);
     String page = s.get("/console/notices/bulk?action=cancel&definition=" + def).body();
-    s.post("/console/notices/bulk", "action=cancel&expected=2&definition=" + def + "&_csrf=" + ConsoleSession.csrf(page));
+    java.util.regex.Matcher selection = java.util.regex.Pattern.compile("name=\"selection\" value=\"([0-9a-f]+)\"")
+        .matcher(page);
+    assertThat(selection.find()).as("the confirmation page names its selection").isTrue();
+    s.post("/console/notices/bulk", "action=cancel&selection=" + selection.group(1) + "&definition=" + def + "&_csrf="
+        + ConsoleSession.csrf(page));
     assertThat(notice(b).get("status").asString()).isEqualTo("CANCELLED");
     JsonNode bulk = entries("action=notices.bulk-cancel&text=" + def).getFirst();
     assertThat(bulk.get("actor").asString()).isEqualTo("user " + operator);

@@ -6,6 +6,8 @@ import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import dev.herald.spi.PeerStatus;
+import dev.herald.health.PeerHealth;
 import java.net.InetAddress;
 import java.net.ProxySelector;
 import java.time.Clock;
@@ -80,6 +82,7 @@ public final class HttpChannel implements Channel {
   private final Map<String, ReadDefinition> readDefinitions = new ConcurrentHashMap<>();
   private final Rate defaultRate;
   private final EndpointListener listener;
+  private final PeerHealth health;
   private volatile boolean closed;
 
   private HttpChannel(Builder b) {
@@ -93,6 +96,7 @@ public final class HttpChannel implements Channel {
         b.openFor, b.probeWait, b.disableAfter, b.disabledRecheck);
     this.listener = b.listener;
     this.clock = b.clock;
+    this.health = new PeerHealth(b.name, PeerStatus.Kind.ENDPOINT, b.clock, b.failureThreshold, b.healthLogEvery);
     this.endpoints = new Endpoints(circuitSettings, b.clock, b.endpointSoftCap, b.endpointIdleAfter);
     this.userAgent = b.userAgent;
     this.defaultRate = b.defaultRate;
@@ -155,6 +159,16 @@ public final class HttpChannel implements Channel {
         .map(e -> e.status(now))
         .sorted(Comparator.comparing(EndpointStatus::endpoint))
         .toList();
+  }
+
+  /**
+   * Each endpoint (origin) delivered to lately: DOWN after the circuit's threshold of failures in a
+   * row (timeouts, connection errors, 5xx, 408, 429) until it answers again, with a WARN line at each
+   * change ({@link PeerHealth}).
+   */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
   }
 
   /** The status of the endpoint (origin) of {@code url}, if this channel has delivered there lately. */
@@ -339,6 +353,12 @@ public final class HttpChannel implements Channel {
       } finally {
         endpoint.release();
       }
+      String origin = t.endpoint().toString();
+      if (done.verdict() == EndpointState.Verdict.RESPONDED) {
+        health.succeeded(origin);
+      } else if (done.verdict() == EndpointState.Verdict.FAILED) {
+        health.failed(origin, done.failure());
+      }
       if (disabled) {
         notifyDisabled(endpoint.status(now));
       }
@@ -380,6 +400,7 @@ public final class HttpChannel implements Channel {
     private Duration disabledRecheck = Duration.ofMinutes(1);
     private EndpointListener listener = new EndpointListener() {};
     private Clock clock = Clock.systemUTC();
+    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
     private int endpointSoftCap = 10_000;
     private Duration endpointIdleAfter = Duration.ofMinutes(10);
     private String userAgent = "Herald-Webhooks/1";
@@ -516,6 +537,15 @@ public final class HttpChannel implements Channel {
     }
 
     /** The time for {@code webhook-timestamp}, Retry-After dates and circuits; default the system clock. */
+    /** How often an endpoint still down is logged again (WARN, with the failed attempts since); 5m by default. */
+    public Builder healthLogEvery(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new InvalidInputException("healthLogEvery", "must be positive, was " + interval);
+      }
+      this.healthLogEvery = interval;
+      return this;
+    }
+
     public Builder clock(Clock c) {
       this.clock = c;
       return this;

@@ -39,4 +39,15 @@ class AlertConfiguration {
   ApplicationListener<ApplicationReadyEvent> alertDefinitions(AlertService alerts) {
     return event -> alerts.ensureDefinitions();
   }
+
+  /** Alerts about this server's brokers and mail servers staying down. */
+  @Bean(destroyMethod = "close")
+  PeerAlerts peerAlerts(ObjectProvider<Herald> herald, AlertProperties properties) {
+    return new PeerAlerts(herald::getObject, properties, Clock.systemUTC());
+  }
+
+  @Bean
+  ApplicationListener<ApplicationReadyEvent> peerAlertsStart(PeerAlerts peerAlerts) {
+    return event -> peerAlerts.start();
+  }
 }

@@ -31,7 +31,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -81,6 +80,11 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   private volatile Set<String> failingDefinitions = Set.of();
   private final Set<Key> recovering = ConcurrentHashMap.newKeySet();
   private volatile boolean started;
+
+  /** Whether {@code definition} is one of the server's own alert definitions, which must not be deleted. */
+  public static boolean isInternal(String definition) {
+    return MAIL_DEFINITION.equals(definition) || WEBHOOK_DEFINITION.equals(definition);
+  }
 
   public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock) {
     this(herald, properties, clock, (c, id, d) -> { }, (k, d) -> { }, null, d -> d);
@@ -152,8 +156,10 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   @Override
   public void onAttempt(Notice notice, Attempt attempt) {
     if (!attempt.outcome().name().equals("DELIVERED") && !attempt.outcome().name().equals("AWAIT_CONFIRM")) {
+      AlertDeliveryLog.failed(notice, attempt);
       return;
     }
+    AlertDeliveryLog.delivered(notice, attempt);
     if (!failingDefinitions.contains(notice.definition())) {
       return;
     }
@@ -212,12 +218,12 @@ public final class AlertService implements HeraldListener, AutoCloseable {
         if (open.isEmpty()) {
           Window w = new Window(e.getKey().definition(), e.getKey().endpoint(), now, raised.size() - 1, last);
           AlertWindows.insert(c, w);
-          send(tx, e.getKey().definition(), failure(w, raised.getFirst(), 1));
+          send(tx, e.getKey().definition(), failure(w, raised.getFirst(), 1, AlertMessage.FIRST));
         } else if (now - open.get().openedAt() >= window) {
           Window w = open.get();
           int count = w.waiting() + raised.size();
           AlertWindows.update(c, new Window(w.definition(), w.endpoint(), now, 0, last));
-          send(tx, w.definition(), failure(w, last, count));
+          send(tx, w.definition(), failure(w, last, count, AlertMessage.FOLLOW_UP));
         } else {
           Window w = open.get();
           AlertWindows.update(c, new Window(w.definition(), w.endpoint(), w.openedAt(), w.waiting() + raised.size(),
@@ -236,7 +242,7 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     try {
       for (Window w : AlertWindows.lockEnded(tx.connection(), now - properties.getWindow().toMillis())) {
         AlertWindows.update(tx.connection(), new Window(w.definition(), w.endpoint(), now, 0, w.last()));
-        send(tx, w.definition(), failure(w, w.last(), w.waiting()));
+        send(tx, w.definition(), failure(w, w.last(), w.waiting(), AlertMessage.FOLLOW_UP));
       }
     } catch (SQLException e) {
       throw new dev.herald.StoreException("cannot read ended alert windows: " + e.getMessage(), e);
@@ -258,18 +264,13 @@ public final class AlertService implements HeraldListener, AutoCloseable {
         }
         Window w = open.get();
         if (w.waiting() > 0) {
-          send(tx, key.definition(), failure(w, w.last(), w.waiting()));
+          send(tx, key.definition(), failure(w, w.last(), w.waiting(), AlertMessage.FOLLOW_UP));
         }
         AlertWindows.delete(c, key);
         NoticeDefinition d = herald.get().definitions().find(key.definition()).orElse(null);
         if (d != null && AlertOptions.recovered(d)) {
-          ObjectNode a = JsonMapper.shared().createObjectNode();
-          a.put("kind", "recovered");
-          a.put("definition", key.definition());
-          a.put("endpoint", key.endpoint().isEmpty() ? null : key.endpoint());
-          a.put("noticeId", notice.id().toString());
-          a.put("at", Instant.ofEpochMilli(clock.millis()).toString());
-          send(tx, key.definition(), a);
+          send(tx, key.definition(), AlertMessage.recovered(source(), key.definition(),
+              key.endpoint().isEmpty() ? null : key.endpoint(), w.openedAt(), notice, Instant.ofEpochMilli(clock.millis())));
         }
         return null;
       });
@@ -285,21 +286,15 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     }
   }
 
-  private ObjectNode failure(Window w, PendingAlert e, int count) {
-    ObjectNode a = JsonMapper.shared().createObjectNode();
-    a.put("kind", "failure");
-    a.put("definition", w.definition());
-    a.put("endpoint", w.endpoint().isEmpty() ? null : w.endpoint());
-    a.put("count", count);
-    a.put("since", Instant.ofEpochMilli(w.openedAt()).toString());
-    a.put("windowSeconds", properties.getWindow().toSeconds());
-    a.put("noticeId", e.noticeId().toString());
-    a.put("status", e.finalFailure() ? "DEAD" : "FAILED");
-    a.put("failures", e.failures());
-    a.put("finalFailure", e.finalFailure());
-    a.put("error", e.error());
-    a.put("at", e.raisedAt().toString());
-    return a;
+  /** A failure alert: {@link AlertMessage#FIRST} at once, or {@link AlertMessage#FOLLOW_UP} with a window's count. */
+  private ObjectNode failure(Window w, PendingAlert e, int count, String sequence) {
+    return AlertMessage.failure(source(), sequence, w.definition(), w.endpoint().isEmpty() ? null : w.endpoint(),
+        w.openedAt(), properties.getWindow(), count, e, herald.get().operations().find(e.noticeId()));
+  }
+
+  /** Who sends the alerts and where their links point. */
+  private AlertMessage.Source source() {
+    return AlertMessage.Source.of(herald.get().settings().nodeId(), properties, properties.publicUrl());
   }
 
   /** Enqueues the alert, in the caller's transaction, as a notice per destination the definition names. */

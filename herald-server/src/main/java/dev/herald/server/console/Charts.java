@@ -13,8 +13,10 @@ import javax.sql.DataSource;
 
 /**
  * The overview's series, read from the attempt log and the notice tables: deliveries, failures,
- * p99 lateness of first attempts, and backlog (due, not finished) per time bucket, optionally for
- * one definition. The attempt log is kept as long as history is ({@code herald.history-retention}).
+ * p99 lateness of first attempts, and backlog per time bucket, optionally for one definition. The
+ * backlog is Herald's one definition of it ({@link dev.herald.store.jdbc.NoticeCounts}, as the gauge
+ * {@code herald.notices.backlog} and the health component count it): notices past their fire time and
+ * not finished at the bucket's end. The attempt log is kept as long as history is ({@code herald.history-retention}).
  */
 final class Charts {
   /** A window of {@code buckets} buckets ending now. */
@@ -123,7 +125,7 @@ final class Charts {
     return new Series(starts, deliveries, failures, p99, backlog);
   }
 
-  /** Notices due and not finished at the end of each bucket: one statement per table, a sum per bucket. */
+  /** Notices past their fire time and not finished at the end of each bucket: one statement per table, a sum per bucket. */
   private static void backlog(Connection c, String def, String tenant, long[] starts, long width, long[] out)
       throws SQLException {
     for (boolean history : new boolean[] {false, true}) {

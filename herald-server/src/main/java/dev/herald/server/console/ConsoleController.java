@@ -160,6 +160,8 @@ class ConsoleController {
         .map(a -> Map.of("number", a.number(), "startedAt", a.startedAt(), "duration", a.duration().toMillis(),
             "outcome", a.outcome(), "detail", a.detail() == null ? "" : admin ? Masking.signatures(a.detail())
                 : UrlMasking.maskIn(Masking.signatures(a.detail())),
+            "view", AttemptView.of(a.detail() == null ? "" : admin ? Masking.signatures(a.detail())
+                : UrlMasking.maskIn(Masking.signatures(a.detail()))),
             "node", a.node() == null ? "" : a.node()))
         .toList());
     return "console/notice";
@@ -174,14 +176,22 @@ class ConsoleController {
       flash.addFlashAttribute("error", uuid == null ? "id: not a notice id (a UUID)" : "No notice with id " + uuid);
       return "redirect:/console/notices";
     }
-    attempt(flash, action + " done: the notice is now %s", () -> {
-      Object status = switch (action) {
-        case "resend" -> herald.operations().resend(uuid).status();
-        case "cancel" -> herald.operations().cancel(uuid).status();
-        default -> herald.operations().confirm(uuid).status();
+    // what the action did, not a status that may be stale by the time the page shows (a resent notice is
+    // often delivered before the redirect)
+    attempt(flash, "%s", () -> {
+      String said = switch (action) {
+        case "resend" -> {
+          herald.operations().resend(uuid);
+          yield "Resent: due now with a fresh attempt budget. Its status and attempts below show how it went.";
+        }
+        case "cancel" -> {
+          herald.operations().cancel(uuid);
+          yield "Cancelled: it will not be delivered again.";
+        }
+        default -> "Confirmed: the notice is " + herald.operations().confirm(uuid).status() + ".";
       };
-      audit.record(caller, scope.owners().tenantOf(uuid), "notice." + action, uuid.toString(), "now " + status);
-      return status;
+      audit.record(caller, scope.owners().tenantOf(uuid), "notice." + action, uuid.toString(), said);
+      return said;
     });
     return "redirect:/console/notices/" + uuid;
   }
@@ -203,10 +213,10 @@ class ConsoleController {
       flash.addFlashAttribute("error", e.getMessage());
       return "redirect:/console/notices/" + id;
     }
-    attempt(flash, "fire time changed: the notice is %s", () -> {
-      Object status = herald.operations().edit(uuid, NoticeEdit.fireAt(when)).status();
+    attempt(flash, "Fire time changed to %s.", () -> {
+      Object moved = herald.operations().edit(uuid, NoticeEdit.fireAt(when)).fireAt();
       audit.record(caller, scope.owners().tenantOf(uuid), "notice.edit", uuid.toString(), "fire time " + when);
-      return status;
+      return moved;
     });
     return "redirect:/console/notices/" + uuid;
   }
@@ -214,13 +224,15 @@ class ConsoleController {
   /** The confirmation step of a bulk action: says how many notices it will touch. */
   @GetMapping("/notices/bulk")
   String bulkConfirm(SearchForm form, @RequestParam String action, Model model, Authentication auth,
-      HttpServletRequest request) {
+      HttpServletRequest request, jakarta.servlet.http.HttpSession session) {
     Caller caller = ConsoleModel.caller(auth, request);
     form.check();
     Bulk bulk = Bulk.parse(action);
     List<UUID> ids = search.ids(bulk.narrow(form.criteria()).within(narrowTo(caller)));
     model.addAttribute("form", form);
     model.addAttribute("action", bulk.name().toLowerCase(java.util.Locale.ROOT));
+    model.addAttribute("selection", BulkSelections.remember(session, ids.subList(0, Math.min(ids.size(),
+        NoticeSearch.MAX_BULK))));
     model.addAttribute("count", Math.min(ids.size(), NoticeSearch.MAX_BULK));
     model.addAttribute("tooMany", ids.size() > NoticeSearch.MAX_BULK);
     model.addAttribute("query", form.query());
@@ -228,13 +240,19 @@ class ConsoleController {
   }
 
   @PostMapping("/notices/bulk")
-  String bulk(SearchForm form, @RequestParam String action, @RequestParam int expected, RedirectAttributes flash,
-      Authentication auth, HttpServletRequest request) {
+  String bulk(SearchForm form, @RequestParam String action, @RequestParam(required = false) String selection,
+      RedirectAttributes flash, Authentication auth, HttpServletRequest request, jakarta.servlet.http.HttpSession session) {
     Caller caller = ConsoleModel.caller(auth, request);
     form.check();
     Bulk bulk = Bulk.parse(action);
-    List<UUID> ids = search.ids(bulk.narrow(form.criteria()).within(narrowTo(caller)));
-    ids = ids.subList(0, Math.min(ids.size(), NoticeSearch.MAX_BULK));
+    // exactly the notices the confirmation counted, not what the search matches now (it was narrowed to the
+    // caller's tenant when counted)
+    List<UUID> ids = BulkSelections.take(session, selection).orElse(null);
+    if (ids == null) {
+      flash.addFlashAttribute("error", "That confirmation was used or has expired; nothing was changed. Search and"
+          + " confirm again.");
+      return "redirect:/console/notices?" + form.query();
+    }
     int done = 0;
     int refused = 0;
     for (UUID id : ids) {
@@ -248,8 +266,8 @@ class ConsoleController {
     audit.record(caller, caller.tenant(), "notices.bulk-" + bulk.name().toLowerCase(java.util.Locale.ROOT),
         form.query(), done + " of " + ids.size() + " notice(s) done, " + refused + " refused");
     flash.addFlashAttribute("message", bulk.name().toLowerCase(java.util.Locale.ROOT) + ": " + done + " of "
-        + ids.size() + " notice(s) done" + (refused > 0 ? ", " + refused + " refused (changed meanwhile)" : "")
-        + (ids.size() != expected ? "; the search matched " + ids.size() + " now, " + expected + " when confirmed" : ""));
+        + ids.size() + " confirmed notice(s) done" + (refused > 0 ? ", " + refused
+        + " refused (their status changed meanwhile, e.g. finished)" : ""));
     return "redirect:/console/notices?" + form.query();
   }
 
