@@ -3,7 +3,6 @@ package dev.herald.schedule;
 import dev.herald.InvalidInputException;
 import java.math.BigDecimal;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
