@@ -41,6 +41,7 @@ public final class Herald implements AutoCloseable {
   private final Clock clock;
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
+  private final NoticeReports reports;
   private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
@@ -51,6 +52,7 @@ public final class Herald implements AutoCloseable {
     this.clock = clock;
     this.ownedPool = ownedPool;
     this.alerts = new Alerts(this, store);
+    this.reports = new StoreReports(store);
   }
 
   public static Builder builder() {
@@ -88,6 +90,11 @@ public final class Herald implements AutoCloseable {
   /** The alert outbox: alerts raised by definitions' alert policies, waiting to be sent. */
   public Alerts alerts() {
     return alerts;
+  }
+
+  /** What gauges, health checks and consoles read: counts, searches, chart series. */
+  public NoticeReports reports() {
+    return reports;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
