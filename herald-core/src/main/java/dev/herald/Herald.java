@@ -2,7 +2,6 @@ package dev.herald;
 
 import dev.herald.channel.local.LocalChannel;
 import dev.herald.engine.DeliveryEngine;
-import dev.herald.engine.EngineSettings;
 import dev.herald.spi.Channel;
 import dev.herald.spi.NoticeStore;
 import dev.herald.store.jdbc.JdbcNoticeStore;

@@ -2,7 +2,7 @@ package dev.herald.server;
 
 import dev.herald.NoticeReports;
 import dev.herald.NoticeScope;
-import dev.herald.store.jdbc.Dialect;
+import dev.herald.jdbc.JdbcIds;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,17 +27,13 @@ public final class NoticeOwners {
   private static final String TABLE = "herald_server_notice_tenant";
 
   private final DataSource dataSource;
-  private final Dialect dialect;
+  private final JdbcIds jdbcIds;
   private final Clock clock;
 
   NoticeOwners(DataSource dataSource, Clock clock) {
     this.dataSource = dataSource;
-    this.dialect = Dialect.detect(dataSource);
+    this.jdbcIds = JdbcIds.of(dataSource);
     this.clock = clock;
-  }
-
-  Dialect dialect() {
-    return dialect;
   }
 
   /** The tenant of a notice (that exists or not): its row's, else the default tenant. */
@@ -58,11 +54,11 @@ public final class NoticeOwners {
         try (PreparedStatement ps = c.prepareStatement("SELECT notice_id, tenant FROM herald_server_notice_tenant"
             + " WHERE notice_id IN (" + String.join(", ", chunk.stream().map(x -> "?").toList()) + ")")) {
           for (int i = 0; i < chunk.size(); i++) {
-            dialect.setId(ps, i + 1, chunk.get(i));
+            jdbcIds.set(ps, i + 1, chunk.get(i));
           }
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-              out.put(dialect.getId(rs, "notice_id"), rs.getString("tenant"));
+              out.put(jdbcIds.get(rs, "notice_id"), rs.getString("tenant"));
             }
           }
         }
@@ -82,7 +78,7 @@ public final class NoticeOwners {
         "INSERT INTO herald_server_notice_tenant (notice_id, tenant, created_at) VALUES (?, ?, ?)")) {
       long now = clock.millis();
       for (UUID id : ids) {
-        dialect.setId(ps, 1, id);
+        jdbcIds.set(ps, 1, id);
         ps.setString(2, tenant);
         ps.setLong(3, now);
         ps.addBatch();
@@ -117,11 +113,11 @@ public final class NoticeOwners {
             + (after == null ? "" : " AND notice_id > ?") + " ORDER BY notice_id LIMIT " + CHUNK)) {
           ps.setLong(1, olderThanMillis);
           if (after != null) {
-            dialect.setId(ps, 2, after);
+            jdbcIds.set(ps, 2, after);
           }
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-              ids.add(dialect.getId(rs, "notice_id"));
+              ids.add(jdbcIds.get(rs, "notice_id"));
             }
           }
         }
@@ -135,7 +131,7 @@ public final class NoticeOwners {
           try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE + " WHERE notice_id IN ("
               + String.join(", ", orphans.stream().map(x -> "?").toList()) + ")")) {
             for (int i = 0; i < orphans.size(); i++) {
-              dialect.setId(ps, i + 1, orphans.get(i));
+              jdbcIds.set(ps, i + 1, orphans.get(i));
             }
             deleted += ps.executeUpdate();
           }
