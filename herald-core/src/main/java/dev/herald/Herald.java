@@ -2,7 +2,6 @@ package dev.herald;
 
 import dev.herald.channel.local.LocalChannel;
 import dev.herald.engine.DeliveryEngine;
-import dev.herald.engine.EngineSettings;
 import dev.herald.spi.Channel;
 import dev.herald.spi.NoticeStore;
 import dev.herald.store.jdbc.JdbcNoticeStore;
@@ -41,6 +40,7 @@ public final class Herald implements AutoCloseable {
   private final Clock clock;
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
+  private final NoticeReports reports;
   private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
@@ -51,6 +51,7 @@ public final class Herald implements AutoCloseable {
     this.clock = clock;
     this.ownedPool = ownedPool;
     this.alerts = new Alerts(this, store);
+    this.reports = new StoreReports(store);
   }
 
   public static Builder builder() {
@@ -88,6 +89,11 @@ public final class Herald implements AutoCloseable {
   /** The alert outbox: alerts raised by definitions' alert policies, waiting to be sent. */
   public Alerts alerts() {
     return alerts;
+  }
+
+  /** What gauges, health checks and consoles read: counts, searches, chart series. */
+  public NoticeReports reports() {
+    return reports;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */

@@ -1,6 +1,7 @@
 package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
+import dev.herald.EngineSettings;
 import dev.herald.spi.AttemptObserver;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
