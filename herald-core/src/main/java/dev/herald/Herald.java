@@ -381,9 +381,10 @@ public final class Herald implements AutoCloseable {
     }
 
     /**
-     * Most attempts running at once to one receiver (default 64): an http(s) origin, a handler, a
-     * broker's target. More wait in that receiver's line, first come first served, without holding
-     * the timer or other receivers.
+     * Most attempts running at once to one receiver (default 64) whose channel sets no limit of its
+     * own ({@link dev.herald.spi.Channel#maxConcurrentPerReceiver}): a handler, a mail server. More
+     * wait in that receiver's line, first come first served, without holding the timer or other
+     * receivers.
      */
     public Builder maxConcurrentPerReceiver(int n) {
       this.maxConcurrentPerReceiver = n;

@@ -134,10 +134,10 @@ final class Firing {
     return h.definition == null ? "" : SyncFirst.receiverOf(h.definition, h.row.notice().target());
   }
 
-  /** What the notice's channel takes at once per receiver; unbounded where no channel is known (it fails at once). */
+  /** What the notice's channel takes at once per receiver; the engine's own limit where it sets none. */
   private int channelLimit(HeldNotice h) {
     Channel channel = h.definition == null ? null : channels.get(h.definition.channel());
-    return channel == null ? Integer.MAX_VALUE : channel.maxConcurrentPerReceiver(h.definition);
+    return channel == null ? Channel.NO_LIMIT_OF_ITS_OWN : channel.maxConcurrentPerReceiver(h.definition);
   }
 
   /** A place of {@code receiver} is free: the next notice waiting for one goes back to the timer, due at once. */

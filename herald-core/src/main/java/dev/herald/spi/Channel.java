@@ -34,14 +34,18 @@ public interface Channel extends AutoCloseable {
     validateTarget(definition.target());
   }
 
+  /** {@link #maxConcurrentPerReceiver}: this channel sets no limit of its own. */
+  int NO_LIMIT_OF_ITS_OWN = 0;
+
   /**
    * How many attempts of {@code definition}'s notices this channel takes at once per receiver (an
-   * endpoint's origin, say). The engine keeps the others waiting in that receiver's line, started as
-   * places free, instead of handing them over only to be refused. Unbounded by default. Called per
-   * attempt: keep it cheap.
+   * endpoint's origin, a broker's target). The engine starts that many and keeps the others waiting in
+   * the receiver's line, started as places free, instead of handing them over only to be refused. A
+   * channel that answers {@link #NO_LIMIT_OF_ITS_OWN} (the default) gets the engine's {@code
+   * maxConcurrentPerReceiver}. Called per attempt: keep it cheap.
    */
   default int maxConcurrentPerReceiver(dev.herald.NoticeDefinition definition) {
-    return Integer.MAX_VALUE;
+    return NO_LIMIT_OF_ITS_OWN;
   }
 
   /**

@@ -69,7 +69,7 @@ public class HeraldProperties {
   /** Most delivery attempts running at once on this node. Default: 1024. */
   private Integer maxConcurrentDeliveries;
 
-  /** Most delivery attempts running at once to one receiver (origin, handler, broker target). Default: 64. */
+  /** Most delivery attempts running at once to one receiver whose channel sets no limit of its own (a handler). Default: 64. */
   private Integer maxConcurrentPerReceiver;
 
   /** An attempt still running after this counts as failed. Default: 5m. */

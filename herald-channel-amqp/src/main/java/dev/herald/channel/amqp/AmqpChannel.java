@@ -69,6 +69,7 @@ public final class AmqpChannel implements Channel {
   private final Map<String, BrokerPublisher> brokers;
   private final String defaultBroker;
   private final Duration confirmTimeout;
+  private final int maxInFlightPerBroker;
   private final ExecutorService executor =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-amqp-", 0).factory());
   private final ScheduledExecutorService timer =
@@ -80,6 +81,7 @@ public final class AmqpChannel implements Channel {
   private AmqpChannel(Builder b) {
     this.name = b.name;
     this.confirmTimeout = b.confirmTimeout;
+    this.maxInFlightPerBroker = b.maxInFlightPerBroker;
     this.health = new PeerHealth(b.name, PeerStatus.Kind.BROKER, b.clock, 1, b.healthLogEvery);
     Map<String, BrokerPublisher> m = new LinkedHashMap<>();
     b.brokers.forEach((n, f) -> {
@@ -122,6 +124,12 @@ public final class AmqpChannel implements Channel {
   }
 
   /** Each broker: UP, DOWN (since when, failed attempts, last error) or UNKNOWN before the first connection. */
+  /** Publishes are pipelined: as many as a broker lets await a confirm ({@link Builder#maxInFlightPerBroker}). */
+  @Override
+  public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+    return maxInFlightPerBroker;
+  }
+
   @Override
   public List<PeerStatus> peers() {
     return health.all();

@@ -183,7 +183,7 @@ public final class HttpChannel implements Channel {
     try {
       return read(definition).options().maxConcurrency();
     } catch (InvalidInputException e) {
-      return Integer.MAX_VALUE; // the attempt reports the bad option
+      return NO_LIMIT_OF_ITS_OWN; // the attempt reports the bad option
     }
   }
 

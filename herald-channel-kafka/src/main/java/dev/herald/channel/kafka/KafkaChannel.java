@@ -202,6 +202,12 @@ public final class KafkaChannel implements Channel {
    * errors after the producer's own retries, UNKNOWN before the first record. The producer reconnects
    * by itself; the state follows the next record.
    */
+  /** Sends are pipelined: as many as the channel lets await an ack ({@link Builder#maxInFlight}). */
+  @Override
+  public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+    return maxInFlight;
+  }
+
   @Override
   public List<PeerStatus> peers() {
     return health.all();
