@@ -41,14 +41,17 @@ public final class Herald implements AutoCloseable {
   private final Clock clock;
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
+  private final dev.herald.events.Events events;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
-      NoticeStore store) {
+      NoticeStore store, dev.herald.store.jdbc.Dialect dialect) {
     this.engine = engine;
     this.dataSource = dataSource;
     this.clock = clock;
     this.ownedPool = ownedPool;
     this.alerts = new Alerts(this, store);
+    this.events = new dev.herald.events.Events(dataSource, dialect, engine.definitions(), clock,
+        engine.settings().maxPayloadBytes(), this::inTransaction);
   }
 
   public static Builder builder() {
@@ -86,6 +89,14 @@ public final class Herald implements AutoCloseable {
   /** The alert outbox: alerts raised by definitions' alert policies, waiting to be sent. */
   public Alerts alerts() {
     return alerts;
+  }
+
+  /**
+   * Event types, the endpoints subscribed to them, and publishing an event as one notice per
+   * subscribed endpoint (Herald as a webhook platform).
+   */
+  public dev.herald.events.Events events() {
+    return events;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
@@ -143,7 +154,7 @@ public final class Herald implements AutoCloseable {
 
   /** Joins a transaction the caller controls; see {@link NoticeTransaction}. */
   public NoticeTransaction join(Connection connection) {
-    return new NoticeTransaction(engine, connection);
+    return new NoticeTransaction(engine, connection, events);
   }
 
   /**
@@ -470,7 +481,9 @@ public final class Herald implements AutoCloseable {
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }
-        return new Herald(engine, ds, clock, pool, s);
+        dev.herald.store.jdbc.Dialect dialect = s instanceof JdbcNoticeStore jdbc ? jdbc.dialect()
+            : dev.herald.store.jdbc.Dialect.detect(ds);
+        return new Herald(engine, ds, clock, pool, s, dialect);
       } catch (RuntimeException e) {
         if (pool != null) {
           try {

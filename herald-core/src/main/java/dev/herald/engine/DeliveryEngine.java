@@ -351,7 +351,7 @@ public final class DeliveryEngine {
     if (state == State.RUNNING || state == State.STOPPING) {
       throw new IllegalStateException("runDue() drives an engine that is not started; this one is running");
     }
-    if (!ownership.ensureRegistered()) {
+    if (!ownership.renewForManualRun()) {
       throw new HeraldException("cannot register node " + settings.nodeId() + " to run what is due");
     }
     Set<UUID> attempted = new HashSet<>();

@@ -128,6 +128,26 @@ final class Ownership {
     return inc.state == State.LIVE || tryRegister(inc);
   }
 
+  /**
+   * For {@link DeliveryEngine#runDue} on a node that is not started: renews the current incarnation at
+   * the clock's time, however far a settable clock moved since the last run (no heartbeat thread runs
+   * to keep it fresh). Registration is idempotent, so it also revives a row that went stale meanwhile.
+   */
+  boolean renewForManualRun() {
+    Incarnation inc = current;
+    if (inc.state != State.LIVE) {
+      return tryRegister(inc);
+    }
+    long now = clock.millis();
+    store.registerNode(inc.token, nodeId, Instant.ofEpochMilli(now));
+    synchronized (this) {
+      if (inc == current) {
+        inc.fencedAt = now + fenceAfter();
+      }
+    }
+    return true;
+  }
+
   private boolean tryRegister(Incarnation inc) {
     try {
       registerOrThrow(inc);

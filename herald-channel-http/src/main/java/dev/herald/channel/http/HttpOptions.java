@@ -18,10 +18,19 @@ import java.util.TreeSet;
  * @param maxRate option {@code max-rate}: requests per period to the endpoint; null for no limit
  * @param fallbackTargets option {@code fallback-targets}: where the definition's notices go when its target fails
  * @param failoverAfter option {@code failover-after}: failed attempts on a target before the next one is tried
+ * @param headers options {@code header.<name>} and {@code secret-header.<name>}: sent with every request
  */
 record HttpOptions(
     Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate,
-    List<Target> fallbackTargets, int failoverAfter) {
+    List<Target> fallbackTargets, int failoverAfter, List<Header> headers) {
+  /** A header the definition adds to each request; a secret one is masked in the attempt log. */
+  record Header(String name, String value, boolean secret) {}
+
+  static final String HEADER = "header.";
+  static final String SECRET_HEADER = "secret-header.";
+  /** Headers the channel sets itself: a definition's headers never replace them. */
+  static final java.util.Set<String> OWN_HEADERS = java.util.Set.of("content-type", "content-length", "host",
+      "user-agent", "herald-attempt", "traceparent", "connection", "transfer-encoding");
   static final String TIMEOUT = "timeout";
   static final String EXPECTED_BODY = "expected-body";
   static final String SECRETS = "secrets";
@@ -49,9 +58,9 @@ record HttpOptions(
    */
   static void refuseUnknown(NoticeDefinition d) {
     for (String key : new TreeSet<>(d.options().keySet())) {
-      if (!KNOWN.contains(key) && !key.startsWith(NOT_MINE)) {
+      if (!KNOWN.contains(key) && !key.startsWith(NOT_MINE) && !key.startsWith(HEADER) && !key.startsWith(SECRET_HEADER)) {
         throw new InvalidInputException("options." + key, "unknown option of channel http; the known ones are "
-            + String.join(", ", KNOWN));
+            + String.join(", ", KNOWN) + ", " + HEADER + "<name>, " + SECRET_HEADER + "<name>");
       }
     }
   }
@@ -107,6 +116,35 @@ record HttpOptions(
       }
     }
     return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency, rate,
-        fallbacks, failoverAfter);
+        fallbacks, failoverAfter, headers(d));
+  }
+
+  private static final java.util.regex.Pattern HEADER_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,79}");
+
+  /** @throws InvalidInputException naming {@code options.<key>} */
+  private static List<Header> headers(NoticeDefinition d) {
+    List<Header> out = new java.util.ArrayList<>();
+    for (java.util.Map.Entry<String, String> e : d.options().entrySet()) {
+      String key = e.getKey();
+      boolean secret = key.startsWith(SECRET_HEADER);
+      if (!secret && !key.startsWith(HEADER)) {
+        continue;
+      }
+      String name = key.substring(secret ? SECRET_HEADER.length() : HEADER.length());
+      if (!HEADER_NAME.matcher(name).matches()) {
+        throw new InvalidInputException("options." + key, "'" + name + "' is not a header name (lower-case letters,"
+            + " digits and '-')");
+      }
+      if (OWN_HEADERS.contains(name) || name.startsWith("webhook-")) {
+        throw new InvalidInputException("options." + key, "header " + name + " is the channel's own; it cannot be"
+            + " replaced");
+      }
+      String value = e.getValue();
+      if (value.isEmpty() || value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+        throw new InvalidInputException("options." + key, "must be a header value: not empty, no control characters");
+      }
+      out.add(new Header(name, value, secret));
+    }
+    return List.copyOf(out);
   }
 }

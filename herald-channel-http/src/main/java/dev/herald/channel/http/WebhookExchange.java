@@ -146,6 +146,11 @@ final class WebhookExchange {
     if (d.traceparent() != null) {
       header(h, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
     }
+    for (HttpOptions.Header extra : o.headers()) {
+      h.add(extra.name());
+      h.add(extra.value());
+      log.append("> ").append(extra.name()).append(": ").append(extra.secret() ? "****" : extra.value()).append('\n');
+    }
     log.append("> (body: ").append(body.length).append(" bytes)\n");
     return h;
   }
