@@ -73,6 +73,21 @@ public class HeraldNoticePublisher implements NoticePublisher {
     return new SyncOutcome(status, new NoticeHandle(herald, d.notice()), d.reason());
   }
 
+  @Override
+  public dev.herald.events.PublishedEvent publishEvent(String eventType, Object payload) {
+    return publishEvent(eventRequest(eventType, payload));
+  }
+
+  @Override
+  public dev.herald.events.PublishedEvent publishEvent(dev.herald.events.EventRequest event) {
+    return transactions.inTransaction() ? transactions.publish(event) : herald.events().publish(event);
+  }
+
+  @Override
+  public dev.herald.events.EventRequest eventRequest(String eventType, Object payload) {
+    return dev.herald.events.EventRequest.of(eventType, json(payload));
+  }
+
   /** JSON text for a payload: a String as is, anything else written with the JsonMapper. */
   protected String json(Object payload) {
     if (payload == null || payload instanceof String) {

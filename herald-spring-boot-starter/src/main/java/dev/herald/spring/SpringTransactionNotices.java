@@ -56,6 +56,15 @@ final class SpringTransactionNotices {
     }
   }
 
+  dev.herald.events.PublishedEvent publish(dev.herald.events.EventRequest event) {
+    Connection connection = DataSourceUtils.getConnection(dataSource);
+    try {
+      return joined(connection).publish(event);
+    } finally {
+      DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+  }
+
   private NoticeTransaction joined(Connection connection) {
     Bound bound = (Bound) TransactionSynchronizationManager.getResource(key);
     if (bound != null && bound.connection == connection) {

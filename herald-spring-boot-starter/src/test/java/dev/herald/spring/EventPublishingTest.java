@@ -1,0 +1,110 @@
+package dev.herald.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.herald.Herald;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeContext;
+import dev.herald.events.EventEndpoint;
+import dev.herald.events.EventType;
+import dev.herald.events.PublishedEvent;
+import dev.herald.spring.test.AutoConfigureHerald;
+import dev.herald.testing.ManualRunner;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Events from Spring: {@code NoticePublisher.publishEvent} and {@code @NoticeEvent(eventType = ...)}
+ * write the event and one notice per subscribed endpoint in the current transaction, or nothing.
+ */
+@SpringBootTest(classes = EventPublishingTest.App.class, properties = {
+    "herald.definitions.acme-direct.handler=acme", "herald.definitions.globex-direct.handler=globex"})
+@AutoConfigureHerald
+class EventPublishingTest {
+  @NoticeEvent(eventType = "order.paid", idempotencyKey = "orderId")
+  public record OrderPaid(long orderId, BigDecimal amount) {}
+
+  /** Two partners, each an in-process handler standing for a receiver. */
+  public static class Partners {
+    final List<String> acme = new CopyOnWriteArrayList<>();
+    final List<String> globex = new CopyOnWriteArrayList<>();
+
+    @NoticeHandlerMethod("acme")
+    public void acme(NoticeContext ctx) {
+      acme.add(ctx.payload());
+    }
+
+    @NoticeHandlerMethod("globex")
+    public void globex(NoticeContext ctx) {
+      globex.add(ctx.payload());
+    }
+  }
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  static class App {
+    @Bean
+    Partners partners() {
+      return new Partners();
+    }
+  }
+
+  @Autowired ApplicationEventPublisher events;
+  @Autowired NoticePublisher notices;
+  @Autowired PlatformTransactionManager transactions;
+  @Autowired ManualRunner runner;
+  @Autowired Herald herald;
+  @Autowired Partners partners;
+
+  @BeforeEach
+  void partnersSubscribe() {
+    herald.events().saveType(EventType.of("order.paid", null,
+        "{\"type\": \"object\", \"required\": [\"orderId\", \"amount\"]}"));
+    herald.events().saveEndpoint(EventEndpoint.builder("acme").channel("local", "acme").subscribe("order.paid").build());
+    herald.events().saveEndpoint(EventEndpoint.builder("globex").channel("local", "globex").subscribe("*").build());
+  }
+
+  @Test
+  void anAnnotatedEventPublishedInATransactionReachesEverySubscribedEndpointAfterTheCommit() {
+    new TransactionTemplate(transactions).executeWithoutResult(tx -> events.publishEvent(new OrderPaid(1, BigDecimal.TEN)));
+    runner.runDue();
+    assertThat(partners.acme).containsOnlyOnce("{\"orderId\":1,\"amount\":10}");
+    assertThat(partners.globex).containsOnlyOnce("{\"orderId\":1,\"amount\":10}");
+    assertThat(herald.events().findByKey(null, "1").orElseThrow().taken()).isEqualTo(2);
+  }
+
+  @Test
+  void aRolledBackTransactionPublishesNoEvent() {
+    assertThatThrownBy(() -> new TransactionTemplate(transactions).executeWithoutResult(tx -> {
+      notices.publishEvent("order.paid", new OrderPaid(2, BigDecimal.ONE));
+      throw new IllegalStateException("payment declined");
+    })).hasMessage("payment declined");
+    runner.runDue();
+    assertThat(partners.acme).noneMatch(p -> p.contains("\"orderId\":2"));
+    assertThat(herald.events().list(null, null, null, null, 0, 100).items())
+        .noneMatch(e -> e.event().payload().contains("\"orderId\":2"));
+  }
+
+  @Test
+  void outsideATransactionTheEventIsPublishedInOneOfItsOwnAndItsSchemaIsChecked() {
+    PublishedEvent e = notices.publishEvent(notices.eventRequest("order.paid", new OrderPaid(3, BigDecimal.ONE))
+        .idempotencyKey("order-3"));
+    assertThat(e.deliveries()).hasSize(2);
+    assertThatThrownBy(() -> notices.publishEvent("order.paid", "{\"orderId\": 4}"))
+        .isInstanceOfSatisfying(InvalidInputException.class, x -> assertThat(x.field()).isEqualTo("payload.amount"));
+    runner.runDue();
+    assertThat(partners.globex).contains("{\"orderId\":3,\"amount\":1}");
+  }
+}
