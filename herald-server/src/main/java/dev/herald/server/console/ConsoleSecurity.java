@@ -52,6 +52,7 @@ class ConsoleSecurity {
             .requestMatchers("/console/admin/**").hasRole("ADMIN")
             .requestMatchers(HttpMethod.POST, "/console/definitions/**").hasRole("ADMIN")
             .requestMatchers(HttpMethod.POST, "/console/endpoints/**").hasRole("ADMIN") // as the API: @AdminOnly
+            .requestMatchers(HttpMethod.POST, "/console/event-endpoints/**").hasRole("ADMIN")
             .requestMatchers(HttpMethod.POST, "/console/logout").authenticated()
             .requestMatchers(HttpMethod.POST, "/console/**").hasAnyRole("ADMIN", "OPERATOR")
             .anyRequest().authenticated())
