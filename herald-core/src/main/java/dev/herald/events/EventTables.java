@@ -288,22 +288,39 @@ final class EventTables {
 
   // ------------------------------------------------------------------------------------ publish (caller's connection)
 
-  /** The enabled endpoints subscribed to the type (or to every type), in id order. */
-  List<Subscriber> subscribers(Connection c, String tenant, String type) throws SQLException {
-    List<Subscriber> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT e.id, e.definition, e.payload_filter, e.updated_at"
-        + " FROM herald_event_subscription s JOIN herald_event_endpoint e ON e.tenant = s.tenant AND e.id = s.endpoint_id"
-        + " WHERE s.tenant = ? AND s.event_type IN (?, ?) AND e.enabled = TRUE ORDER BY e.id")) {
-      ps.setString(1, tenant);
-      ps.setString(2, type);
-      ps.setString(3, EventEndpoint.ALL_TYPES);
+  /** An event type and the enabled endpoints subscribed to it (or to every type), read in one statement. */
+  record TypeAndSubscribers(EventType type, List<Subscriber> subscribers) {}
+
+  /**
+   * The type and its enabled subscribers, in id order, on the publisher's connection; empty if the
+   * type does not exist. One round trip: a publish is on the caller's transaction's critical path.
+   */
+  Optional<TypeAndSubscribers> typeAndSubscribers(Connection c, String tenant, String type) throws SQLException {
+    EventType found = null;
+    Map<String, Subscriber> subscribers = new java.util.TreeMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT t.description, t.json_schema, t.created_at, t.updated_at,"
+        + " e.id, e.definition, e.payload_filter, e.updated_at FROM herald_event_type t"
+        + " LEFT JOIN herald_event_subscription s ON s.tenant = t.tenant AND s.event_type IN (t.name, ?)"
+        + " LEFT JOIN herald_event_endpoint e ON e.tenant = s.tenant AND e.id = s.endpoint_id AND e.enabled = TRUE"
+        + " WHERE t.tenant = ? AND t.name = ?")) {
+      ps.setString(1, EventEndpoint.ALL_TYPES);
+      ps.setString(2, tenant);
+      ps.setString(3, type);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new Subscriber(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
+          if (found == null) {
+            found = new EventType(tenant, type, rs.getString(1), rs.getString(2), Instant.ofEpochMilli(rs.getLong(3)),
+                Instant.ofEpochMilli(rs.getLong(4)));
+          }
+          String id = rs.getString(5);
+          if (id != null) {
+            subscribers.put(id, new Subscriber(id, rs.getString(6), rs.getString(7), rs.getLong(8)));
+          }
         }
       }
     }
-    return out;
+    return found == null ? Optional.empty()
+        : Optional.of(new TypeAndSubscribers(found, List.copyOf(subscribers.values())));
   }
 
   /**
@@ -493,13 +510,19 @@ final class EventTables {
     return out;
   }
 
-  /** The event a notice was the delivery of, if any. */
-  Optional<UUID> eventOfNotice(UUID noticeId) {
+  /** Whether {@code noticeId} is one of the event's deliveries. */
+  boolean isDeliveryOf(UUID eventId, UUID noticeId) {
     return inTransaction("find a notice's event", c -> {
-      try (PreparedStatement ps = c.prepareStatement("SELECT event_id FROM herald_event_delivery WHERE notice_id = ?")) {
-        dialect.setId(ps, 1, noticeId);
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT notice_id FROM herald_event_delivery WHERE event_id = ?")) {
+        dialect.setId(ps, 1, eventId);
         try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.of(dialect.getId(rs, "event_id")) : Optional.empty();
+          while (rs.next()) {
+            if (noticeId.equals(dialect.getId(rs, "notice_id"))) {
+              return true;
+            }
+          }
+          return false;
         }
       }
     });

@@ -241,8 +241,10 @@ public final class Events {
     String tenant = check(r);
     Connection c = tx.connection();
     try {
-      EventType type = tables.findType(c, tenant, r.type()).orElseThrow(() -> new InvalidInputException("type",
-          "no event type '" + r.type() + "'" + (tenant.equals(Tenancy.DEFAULT) ? "" : " in tenant " + tenant)));
+      EventTables.TypeAndSubscribers read = tables.typeAndSubscribers(c, tenant, r.type()).orElseThrow(() ->
+          new InvalidInputException("type", "no event type '" + r.type() + "'"
+              + (tenant.equals(Tenancy.DEFAULT) ? "" : " in tenant " + tenant)));
+      EventType type = read.type();
       Object payload = JsonTree.parse(r.payload(), "payload");
       JsonSchema schema = schemaOf(type);
       if (schema != null) {
@@ -250,7 +252,7 @@ public final class Events {
       }
       List<EventTables.Subscriber> matching = new ArrayList<>();
       List<NoticeDefinition> deliveries = new ArrayList<>();
-      for (EventTables.Subscriber s : tables.subscribers(c, tenant, type.name())) {
+      for (EventTables.Subscriber s : read.subscribers()) {
         Optional<NoticeDefinition> d = definitions.find(s.definition());
         if (d.isEmpty()) {
           log.warn("endpoint {} of tenant {}: its definition {} is missing; it gets no events", s.id(), tenant,
@@ -274,7 +276,7 @@ public final class Events {
       List<NoticeRequest> requests = new ArrayList<>(matching.size());
       for (int i = 0; i < matching.size(); i++) {
         NoticeRequest n = NoticeRequest.of(deliveries.get(i).name(), r.payload())
-            .description("event " + type.name() + " " + event.id())
+            .description(DESCRIPTION + type.name() + " " + event.id())
             .traceparent(r.traceparent());
         if (r.fireAt() != null) {
           n = n.fireAt(r.fireAt());
@@ -387,9 +389,25 @@ public final class Events {
         .map(e -> new PublishedEvent(e, tables.deliveries(List.of(e.id())).getOrDefault(e.id(), List.of()), true));
   }
 
-  /** The event a notice was the delivery of, if it was one. */
-  public Optional<UUID> eventOf(UUID noticeId) {
-    return tables.eventOfNotice(noticeId);
+  /** What a notice of an event says it is: {@code event <type> <event id>}. */
+  static final String DESCRIPTION = "event ";
+
+  /**
+   * The event a notice was the delivery of, if it was one: named in the notice's description (as
+   * the publish wrote it), and checked against the event's deliveries.
+   */
+  public Optional<UUID> eventOf(dev.herald.Notice notice) {
+    String d = notice.description();
+    if (d == null || !d.startsWith(DESCRIPTION)) {
+      return Optional.empty();
+    }
+    UUID id;
+    try {
+      id = UUID.fromString(d.substring(d.lastIndexOf(' ') + 1));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+    return tables.isDeliveryOf(id, notice.id()) ? Optional.of(id) : Optional.empty();
   }
 
   /**

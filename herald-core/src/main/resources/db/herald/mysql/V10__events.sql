@@ -42,11 +42,11 @@ CREATE TABLE herald_event (
 -- One event per key and tenant (rows without a key never conflict).
 CREATE UNIQUE INDEX herald_event_key ON herald_event (tenant, idempotency_key);
 CREATE INDEX herald_event_created ON herald_event (tenant, created_at);
--- The notice each endpoint got of an event; by notice for a notice's event.
+-- The notice each endpoint got of an event. No index by notice: a notice's description names its event
+-- (see Events.eventOf), and each index entry would cost every publish one write per endpoint.
 CREATE TABLE herald_event_delivery (
   event_id    BINARY(16)        NOT NULL,
   endpoint_id VARCHAR(100)  NOT NULL,
   notice_id   BINARY(16)        NOT NULL,
   PRIMARY KEY (event_id, endpoint_id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
-CREATE INDEX herald_event_delivery_notice ON herald_event_delivery (notice_id);

@@ -126,7 +126,8 @@ class EventsTest {
     });
     assertThat(herald.operations().find(seen.deliveries().getFirst().noticeId()).orElseThrow().notice().definition())
         .isEqualTo("endpoint.acme");
-    assertThat(herald.events().eventOf(seen.deliveries().get(1).noticeId())).contains(published.event().id());
+    assertThat(herald.events().eventOf(herald.operations().find(seen.deliveries().get(1).noticeId()).orElseThrow()
+        .notice())).contains(published.event().id());
   }
 
   @Test

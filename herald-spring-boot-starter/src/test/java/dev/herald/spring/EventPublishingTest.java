@@ -59,6 +59,11 @@ class EventPublishingTest {
     Partners partners() {
       return new Partners();
     }
+
+    @Bean
+    dev.herald.spring.docs.PartnerEvents partnerEvents(NoticePublisher notices, ApplicationEventPublisher events) {
+      return new dev.herald.spring.docs.PartnerEvents(notices, events);
+    }
   }
 
   @Autowired ApplicationEventPublisher events;
@@ -67,11 +72,13 @@ class EventPublishingTest {
   @Autowired ManualRunner runner;
   @Autowired Herald herald;
   @Autowired Partners partners;
+  @Autowired dev.herald.spring.docs.PartnerEvents readmeExample;
 
   @BeforeEach
   void partnersSubscribe() {
     herald.events().saveType(EventType.of("order.paid", null,
         "{\"type\": \"object\", \"required\": [\"orderId\", \"amount\"]}"));
+    herald.events().saveType(EventType.of("order.refunded", null, null));
     herald.events().saveEndpoint(EventEndpoint.builder("acme").channel("local", "acme").subscribe("order.paid").build());
     herald.events().saveEndpoint(EventEndpoint.builder("globex").channel("local", "globex").subscribe("*").build());
   }
@@ -83,6 +90,18 @@ class EventPublishingTest {
     assertThat(partners.acme).containsOnlyOnce("{\"orderId\":1,\"amount\":10}");
     assertThat(partners.globex).containsOnlyOnce("{\"orderId\":1,\"amount\":10}");
     assertThat(herald.events().findByKey(null, "1").orElseThrow().taken()).isEqualTo(2);
+  }
+
+  @Test
+  void theReadmeExamplePublishesBothWays() {
+    assertThat(readmeExample.paid(10, BigDecimal.ONE).deliveries()).extracting(d -> d.endpointId())
+        .containsExactly("acme", "globex");
+    readmeExample.refunded(10, BigDecimal.ONE);
+    runner.runDue();
+    assertThat(partners.acme).containsOnlyOnce("{\"orderId\":10,\"amount\":1}");
+    assertThat(partners.globex).as("subscribed to every type").containsOnlyOnce("{\"orderId\":10,\"amount\":1}")
+        .hasSizeGreaterThanOrEqualTo(2);
+    assertThat(herald.events().findByKey(null, "10").orElseThrow().event().type()).isEqualTo("order.refunded");
   }
 
   @Test

@@ -101,6 +101,20 @@ class EventEndpointsTest {
   }
 
   @Test
+  void theReadmeExampleDeliversTheEventToAcme() throws Exception {
+    try (Receiver acme = new Receiver()) {
+      PublishedEvent paid = EventsReadmeExample.publish(herald, acme.url("/hooks/herald"), "k-42");
+      assertThat(paid.deliveries()).singleElement().satisfies(d -> assertThat(d.endpointId()).isEqualTo("acme-erp"));
+      runner.runDue();
+      assertThat(acme.requests).singleElement().satisfies(r -> {
+        assertThat(r.header("x-api-key")).isEqualTo("k-42");
+        assertThat(r.body()).isEqualTo("{\"order\": {\"id\": 42, \"total\": 9.5, \"country\": \"DE\"}}");
+      });
+      assertThat(herald.events().find(null, paid.event().id()).orElseThrow().taken()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void theChannelRefusesHeadersItSetsItselfAndUrlsTheGuardRefuses() {
     assertThatThrownBy(() -> herald.events().saveEndpoint(EventEndpoint.builder("acme")
         .url("https://acme.example/in").header("Webhook-Signature", "forged").build()))
