@@ -99,8 +99,8 @@ class EventPublishingTest {
     readmeExample.refunded(10, BigDecimal.ONE);
     runner.runDue();
     assertThat(partners.acme).containsOnlyOnce("{\"orderId\":10,\"amount\":1}");
-    assertThat(partners.globex).as("subscribed to every type").containsOnlyOnce("{\"orderId\":10,\"amount\":1}")
-        .hasSizeGreaterThanOrEqualTo(2);
+    assertThat(partners.globex).as("subscribed to every type: paid and refunded")
+        .filteredOn("{\"orderId\":10,\"amount\":1}"::equals).hasSize(2);
     assertThat(herald.events().findByKey(null, "10").orElseThrow().event().type()).isEqualTo("order.refunded");
   }
 
