@@ -236,6 +236,42 @@ public record EventEndpoint(String tenant, String id, String description, boolea
       return option("max-concurrency", Integer.toString(n));
     }
 
+    /**
+     * A client certificate (PEM, the chain with the leaf first) and its private key (PEM, PKCS #8)
+     * for mutual TLS: the http channel presents it to this endpoint only. Line breaks are kept as
+     * spaces (options are one line).
+     */
+    public Builder clientCertificate(String certificatePem, String privateKeyPem) {
+      option("tls.certificate", oneLine(certificatePem));
+      return option("tls.secret-key", oneLine(privateKeyPem));
+    }
+
+    /** A client certificate and key for mutual TLS from a PKCS #12 key store. */
+    public Builder clientKeyStore(byte[] pkcs12, String password) {
+      option("tls.secret-key-store", java.util.Base64.getEncoder().encodeToString(pkcs12));
+      return option("tls.key-store-password", password);
+    }
+
+    /** The certificate authorities (PEM) to trust for this endpoint's server, instead of the JVM's. */
+    public Builder trustedCertificates(String caPem) {
+      return option("tls.ca", oneLine(caPem));
+    }
+
+    /**
+     * OAuth 2.0 client credentials: every request carries a bearer token fetched from {@code tokenUrl}
+     * (and cached until shortly before it expires); {@code scope} may be null.
+     */
+    public Builder oauth2(String tokenUrl, String clientId, String clientSecret, String scope) {
+      option("oauth2.url", tokenUrl);
+      option("oauth2.client-id", clientId);
+      option("oauth2.client-secret", clientSecret);
+      return scope == null ? this : option("oauth2.scope", scope);
+    }
+
+    private static String oneLine(String pem) {
+      return pem == null ? null : pem.strip().replaceAll("\\s*\\R\\s*", " ");
+    }
+
     /** Any other option of the endpoint's channel. */
     public Builder option(String key, String value) {
       options.put(key, value);

@@ -45,16 +45,17 @@ class EventEndpointsController {
 
   private final Herald herald;
   private final ServerProperties properties;
+  private final EndpointSecrets secrets;
 
-  EventEndpointsController(Herald herald, ServerProperties properties) {
+  EventEndpointsController(Herald herald, ServerProperties properties, EndpointSecrets secrets) {
     this.herald = herald;
     this.properties = properties;
+    this.secrets = secrets;
   }
 
   /** Option keys whose values are never shown: the server's secret names and the HTTP channel's credential options. */
   static boolean isSecretOption(String key) {
-    return Views.isSecret(key) || key.startsWith(EventEndpoint.SECRET_HEADER_OPTION)
-        || key.equals("tls.client-key") || key.startsWith("tls.key-store");
+    return EndpointSecrets.isSecret(key);
   }
 
   @GetMapping
@@ -82,10 +83,17 @@ class EventEndpointsController {
       throw ApiException.conflict("already_exists", "endpoint '" + id + "' exists; change it with PUT"
           + " /api/v1/event-endpoints/" + id);
     }
-    EventEndpoint saved = save(build(in, id, null, request));
+    EventEndpoint built = build(in, id, null, request);
+    String fresh = null;
+    if (built.delivery().channel().equals("http") && built.secrets().isEmpty()) {
+      // made here rather than by the core, so that it is sealed before it is stored
+      fresh = herald.events().newSecret();
+      built = built.toBuilder().secret(fresh).build();
+    }
+    EventEndpoint saved = save(built);
     ObjectNode out = EventViews.endpoint(saved);
     // The signing secret is shown once, at creation; GET .../secrets shows it again to admins.
-    out.put("secret", saved.secrets().isEmpty() ? null : saved.secrets().getFirst());
+    out.put("secret", fresh != null ? fresh : saved.secrets().isEmpty() ? null : secrets.open(saved.secrets().getFirst()));
     return ResponseEntity.created(URI.create("/api/v1/event-endpoints/" + saved.id())).body(out);
   }
 
@@ -135,18 +143,23 @@ class EventEndpointsController {
   ObjectNode secrets(@PathVariable("id") String id, HttpServletRequest request) {
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("secrets");
-    require(request, id).secrets().forEach(items::add);
+    secrets.secrets(require(request, id)).forEach(items::add);
     return out;
   }
 
   @PostMapping("/{id}/secrets/rotate")
   @AdminOnly
   ObjectNode rotate(@PathVariable("id") String id, HttpServletRequest request) {
-    require(request, id);
-    String fresh = herald.events().rotateSecret(EventTenant.of(request), id);
+    EventEndpoint e = require(request, id);
+    String fresh = herald.events().newSecret();
+    EventEndpoint.Builder b = e.toBuilder().secret(fresh);
+    if (!e.secrets().isEmpty()) {
+      b.secret(e.secrets().getFirst()); // the previous one keeps signing beside the new one
+    }
+    EventEndpoint saved = save(b.build());
     ObjectNode out = Views.object();
     out.put("secret", fresh);
-    out.put("secrets", require(request, id).secrets().size());
+    out.put("secrets", saved.secrets().size());
     return out;
   }
 
@@ -170,7 +183,7 @@ class EventEndpointsController {
 
   private EventEndpoint save(EventEndpoint e) {
     try {
-      return herald.events().saveEndpoint(e);
+      return herald.events().saveEndpoint(secrets.seal(e));
     } catch (InvalidInputException x) {
       throw ApiException.invalid(apiField(x.field(), e.delivery().channel()), x.reason());
     }

@@ -36,6 +36,15 @@ public class HttpChannelProperties {
   /** How long an open circuit holds deliveries to its endpoint back. */
   private Duration circuitOpenFor = Duration.ofSeconds(30);
 
+  /**
+   * An HTTP proxy every webhook goes through, e.g. http://proxy.internal:3128 (https targets through a
+   * CONNECT tunnel); none by default. The SSRF guard still checks every target.
+   */
+  private String proxy;
+
+  /** Hosts reached without the proxy: host names, *.suffix patterns, IP addresses. */
+  private List<String> proxyExclude = new ArrayList<>();
+
   /** Outgoing rate limit of every endpoint where a definition sets no max-rate option, e.g. 100/s; none by default. */
   private String maxRatePerEndpoint;
 
@@ -134,5 +143,21 @@ public class HttpChannelProperties {
 
   public void setCircuitOpenFor(Duration circuitOpenFor) {
     this.circuitOpenFor = circuitOpenFor;
+  }
+
+  public String getProxy() {
+    return proxy;
+  }
+
+  public void setProxy(String proxy) {
+    this.proxy = proxy;
+  }
+
+  public List<String> getProxyExclude() {
+    return proxyExclude;
+  }
+
+  public void setProxyExclude(List<String> proxyExclude) {
+    this.proxyExclude = proxyExclude;
   }
 }

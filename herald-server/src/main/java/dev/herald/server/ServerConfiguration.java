@@ -20,7 +20,7 @@ class ServerConfiguration implements WebMvcConfigurer {
   /** Herald closes its channels when it stops, so the context does not. */
   @Bean(destroyMethod = "")
   HttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings, ServerProperties server,
-      org.springframework.core.env.Environment environment) {
+      org.springframework.core.env.Environment environment, EndpointSecrets secrets) {
     java.util.List<String> allow = new java.util.ArrayList<>(p.getAllow().stream().map(String::strip)
         .filter(s -> !s.isEmpty()).toList());
     int circuitThreshold = p.getCircuitFailureThreshold();
@@ -43,6 +43,8 @@ class ServerConfiguration implements WebMvcConfigurer {
         .disableAfter(p.getDisableAfter())
         .disabledRecheck(p.getDisabledRecheck())
         .endpointListener(new EndpointAlerts(settings))
+        .secretOpener(secrets::openOption) // endpoints' credentials are sealed at rest
+        .proxy(p.getProxy(), p.getProxyExclude())
         .build();
     EndpointSync.apply(http, settings.all());
     return http;

@@ -25,8 +25,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The broker and e-mail channels, each configured when its module is on the class path and its
- * settings are present: {@code herald.mail.host}, {@code herald.amqp.brokers.<name>}, {@code
+ * The webhook, broker and e-mail channels, each configured when its module is on the class path and its
+ * settings are present: the http channel always ({@code herald.http.*}, off with {@code
+ * herald.http.enabled=false}), {@code herald.mail.host}, {@code herald.amqp.brokers.<name>}, {@code
  * herald.kafka.bootstrap-servers}. Each backs off when the application defines its own channel bean
  * of that type. The channels are {@link dev.herald.spi.Channel} beans, which {@link
  * HeraldAutoConfiguration} hands to Herald; Herald closes them when it stops.
@@ -35,6 +36,27 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @ConditionalOnClass(Herald.class)
 @ConditionalOnBooleanProperty(name = "herald.enabled", matchIfMissing = true)
 public class HeraldChannelsAutoConfiguration {
+
+  /** {@code herald.http.*}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.herald.channel.http.HttpChannel")
+  @ConditionalOnBooleanProperty(name = "herald.http.enabled", matchIfMissing = true)
+  @EnableConfigurationProperties(HttpChannelProperties.class)
+  static class Http {
+    @Bean(destroyMethod = "")
+    @ConditionalOnMissingBean(dev.herald.channel.http.HttpChannel.class)
+    dev.herald.channel.http.HttpChannel heraldHttpChannel(HttpChannelProperties p) {
+      return configured("herald.http", () -> dev.herald.channel.http.HttpChannel.builder()
+          .allowPrivateNetworks(p.isAllowPrivateNetworks())
+          .allow(p.getAllow().stream().map(String::strip).filter(a -> !a.isEmpty()).toArray(String[]::new))
+          .connectTimeout(p.getConnectTimeout())
+          .defaultTimeout(p.getDefaultTimeout())
+          .maxConcurrencyPerEndpoint(p.getMaxConcurrencyPerEndpoint())
+          .maxRatePerEndpoint(p.getMaxRatePerEndpoint())
+          .proxy(p.getProxy(), p.getProxyExclude())
+          .build());
+    }
+  }
 
   /** {@code herald.mail.*}. */
   @Configuration(proxyBeanMethods = false)
