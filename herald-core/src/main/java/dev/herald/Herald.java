@@ -42,9 +42,11 @@ public final class Herald implements AutoCloseable {
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
   private final dev.herald.events.Events events;
+  private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
-      NoticeStore store, dev.herald.store.jdbc.Dialect dialect) {
+      NoticeStore store, dev.herald.store.jdbc.Dialect dialect, List<Channel> channels) {
+    this.channels = List.copyOf(channels);
     this.engine = engine;
     this.dataSource = dataSource;
     this.clock = clock;
@@ -119,6 +121,14 @@ public final class Herald implements AutoCloseable {
   /** Whether {@link #deliverNow} currently delivers inline to this definition's receiver. */
   public ReceiverState receiverState(String definition) {
     return engine.circuitState(definition);
+  }
+
+  /**
+   * The channels this node delivers through ({@code local} first), e.g. to read the state of what
+   * they talk to ({@link Channel#peers()}) for health checks, metrics and the console.
+   */
+  public List<Channel> channels() {
+    return channels;
   }
 
   /** This node's in-memory counts (held, waiting for a slot, delivering, circuits), for metrics. */
@@ -220,7 +230,8 @@ public final class Herald implements AutoCloseable {
     private Duration nodeTimeout = Duration.ofSeconds(2);
     private int claimBatch = 500;
     private int maxHeld = 10_000;
-    private int maxConcurrentDeliveries = 64;
+    private int maxConcurrentDeliveries = 1024;
+    private int maxConcurrentPerReceiver = 64;
     private Duration deliveryTimeout = Duration.ofMinutes(5);
     private int writeBatch = 1_000;
     private Duration shutdownTimeout = Duration.ofSeconds(30);
@@ -368,8 +379,19 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /** Most attempts running at once on this node (default 1024): a bound on memory, not on any receiver. */
     public Builder maxConcurrentDeliveries(int n) {
       this.maxConcurrentDeliveries = n;
+      return this;
+    }
+
+    /**
+     * Most attempts running at once to one receiver (default 64): an http(s) origin, a handler, a
+     * broker's target. More wait in that receiver's line, first come first served, without holding
+     * the timer or other receivers.
+     */
+    public Builder maxConcurrentPerReceiver(int n) {
+      this.maxConcurrentPerReceiver = n;
       return this;
     }
 
@@ -459,7 +481,7 @@ public final class Herald implements AutoCloseable {
       // then takes back what it held at once.
       String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : OwnedDatabase.defaultNodeId();
       EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
-          maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
+          maxConcurrentDeliveries, maxConcurrentPerReceiver, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
           maxBacklog);
       OwnedDatabase db = OwnedDatabase.open(dataSource, h2File, jdbcUrl, jdbcUser, jdbcPassword, poolTuning);
@@ -483,7 +505,7 @@ public final class Herald implements AutoCloseable {
         }
         dev.herald.store.jdbc.Dialect dialect = s instanceof JdbcNoticeStore jdbc ? jdbc.dialect()
             : dev.herald.store.jdbc.Dialect.detect(ds);
-        return new Herald(engine, ds, clock, pool, s, dialect);
+        return new Herald(engine, ds, clock, pool, s, dialect, all);
       } catch (RuntimeException e) {
         if (pool != null) {
           try {

@@ -55,7 +55,12 @@ public final class Transitions {
     int number = n.attempts() + 1;
     int inBudget = number - row.retryBase();
     String description = r.description() != null ? Attempt.bound(r.description(), MAX_DESCRIPTION) : n.description();
-    Attempt attempt = new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
+    boolean exhausted = r.outcome() == DeliveryResult.Outcome.RETRY && def.attemptsExhausted(inBudget);
+    // The attempt that used up the budget is logged as what it was: the last, with no retry after it.
+    Attempt attempt = exhausted
+        ? new Attempt(n.id(), number, f.startedAt(), f.took(), DeliveryResult.Outcome.FAIL,
+            lastOf(r.detail(), inBudget, def.maxAttempts()), f.node())
+        : new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
 
     NoticeStatus status;
     Instant due = null;
@@ -87,14 +92,22 @@ public final class Transitions {
       }
       default -> throw new IllegalStateException("unknown outcome " + r.outcome());
     }
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), description, n.idempotencyKey(), status, number,
-        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null, n.target(),
-        n.traceparent());
+    Notice next = n.with().description(description).status(status).attempts(number).nextAttemptAt(due)
+        .lastAttemptAt(f.startedAt()).lastError(error).updatedAt(now).finishedAt(status.isFinished() ? now : null)
+        .build();
     if (alert != null) {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
     }
     Change change = confirmable(new Change(row, row.next(next, owner, lease), attempt, pending(alert, def)), now);
     return new AfterAttempt(change, alert);
+  }
+
+  /** A detail whose first line (the verdict) says that no retry follows. */
+  static String lastOf(String detail, int attempt, int maxAttempts) {
+    String d = detail == null ? "retry" : detail;
+    String note = " (attempt " + attempt + " of " + maxAttempts + ": no retry left, DEAD)";
+    int end = d.indexOf('\n');
+    return Attempt.bound(end < 0 ? d + note : d.substring(0, end) + note + d.substring(end));
   }
 
   /**
@@ -120,9 +133,7 @@ public final class Transitions {
     Instant due = now.plus(bounded(f.result().retryAfter()));
     boolean keep = keepUntil != null && !due.isAfter(keepUntil);
     NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT : unheldStatus(row);
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null, n.target(),
-        n.traceparent());
+    Notice next = n.with().status(status).nextAttemptAt(due).updatedAt(now).finishedAt(null).build();
     return new Change(row, row.next(next, keep ? row.owner() : null, keep ? leaseUntil : Instant.EPOCH), null);
   }
 
@@ -154,9 +165,8 @@ public final class Transitions {
     Notice n = row.notice();
     String error = "not confirmed within " + def.confirmTimeout().toMillis() + " ms of delivery, "
         + row.attemptsInBudget() + " deliveries made";
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.DEAD, n.attempts(), n.fireAt(), null, n.lastAttemptAt(), error, n.createdAt(), now, now,
-        n.target(), n.traceparent());
+    Notice next = n.with().status(NoticeStatus.DEAD).nextAttemptAt(null).lastError(error).updatedAt(now)
+        .finishedAt(now).build();
     AlertEvent alert = def.alertPolicy().alertsOn(row.attemptsInBudget(), true)
         ? new AlertEvent(next, row.attemptsInBudget(), true, error, now)
         : null;
@@ -191,9 +201,8 @@ public final class Transitions {
   /** An unowned copy with a new status and due time (release, resend, cancel, confirm). */
   public static Change move(NoticeRow row, NoticeStatus status, Instant due, Instant now) {
     Notice n = row.notice();
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), status.isFinished() ? null : due, n.lastAttemptAt(), n.lastError(), n.createdAt(),
-        now, status.isFinished() ? now : null, n.target(), n.traceparent());
+    Notice next = n.with().status(status).nextAttemptAt(status.isFinished() ? null : due).updatedAt(now)
+        .finishedAt(status.isFinished() ? now : null).build();
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -203,9 +212,9 @@ public final class Transitions {
     Instant fireAt = e.fireAt() != null ? e.fireAt() : n.fireAt();
     Instant due = e.fireAt() != null ? e.fireAt() : n.nextAttemptAt();
     NoticeStatus status = unheldStatus(row);
-    Notice next = new Notice(n.id(), n.definition(), e.payload() != null ? e.payload() : n.payload(), n.description(),
-        n.idempotencyKey(), status, n.attempts(), fireAt, due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null, e.target() != null ? e.target() : n.target(), n.traceparent());
+    Notice next = n.with().payload(e.payload() != null ? e.payload() : n.payload()).status(status).fireAt(fireAt)
+        .nextAttemptAt(due).updatedAt(now).finishedAt(null).target(e.target() != null ? e.target() : n.target())
+        .build();
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -221,9 +230,7 @@ public final class Transitions {
   public static Change resend(NoticeRow row, Instant now) {
     NoticeRow fresh = row.withRetryBase(row.notice().attempts());
     Notice n = fresh.notice();
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.PENDING, n.attempts(), n.fireAt(), now, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null, n.target(), n.traceparent());
+    Notice next = n.with().status(NoticeStatus.PENDING).nextAttemptAt(now).updatedAt(now).finishedAt(null).build();
     return new Change(row, fresh.next(next, null, Instant.EPOCH), null);
   }
 }

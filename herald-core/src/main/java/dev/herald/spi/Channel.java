@@ -34,6 +34,14 @@ public interface Channel extends AutoCloseable {
     validateTarget(definition.target());
   }
 
+  /**
+   * The state of what this channel talks to: brokers, mail servers, endpoints. None by default (an
+   * in-process channel talks to nothing). Read often, by health checks and metrics: keep it cheap.
+   */
+  default java.util.List<PeerStatus> peers() {
+    return java.util.List.of();
+  }
+
   @Override
   default void close() {}
 }

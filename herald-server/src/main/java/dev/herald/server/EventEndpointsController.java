@@ -44,12 +44,12 @@ class EventEndpointsController {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Herald herald;
-  private final ServerProperties properties;
+  private final RequestBodies bodies;
   private final EndpointSecrets secrets;
 
-  EventEndpointsController(Herald herald, ServerProperties properties, EndpointSecrets secrets) {
+  EventEndpointsController(Herald herald, RequestBodies bodies, EndpointSecrets secrets) {
     this.herald = herald;
-    this.properties = properties;
+    this.bodies = bodies;
     this.secrets = secrets;
   }
 
@@ -93,7 +93,8 @@ class EventEndpointsController {
     EventEndpoint saved = save(built);
     ObjectNode out = EventViews.endpoint(saved);
     // The signing secret is shown once, at creation; GET .../secrets shows it again to admins.
-    out.put("secret", fresh != null ? fresh : saved.secrets().isEmpty() ? null : secrets.open(saved.secrets().getFirst()));
+    List<String> signing = secrets.secrets(saved);
+    out.put("secret", fresh != null ? fresh : signing.isEmpty() ? null : signing.getFirst());
     return ResponseEntity.created(URI.create("/api/v1/event-endpoints/" + saved.id())).body(out);
   }
 
@@ -159,24 +160,25 @@ class EventEndpointsController {
     EventEndpoint saved = save(b.build());
     ObjectNode out = Views.object();
     out.put("secret", fresh);
-    out.put("secrets", saved.secrets().size());
+    out.put("secrets", secrets.secrets(saved).size());
     return out;
   }
 
   @DeleteMapping("/{id}/secrets/previous")
   @AdminOnly
   ObjectNode dropPrevious(@PathVariable("id") String id, HttpServletRequest request) {
-    require(request, id);
-    return EventViews.endpoint(herald.events().dropOldSecrets(EventTenant.of(request), id));
+    EventEndpoint e = require(request, id);
+    return EventViews.endpoint(e.secrets().size() <= 1 ? e : save(e.toBuilder().secret(e.secrets().getFirst()).build()));
   }
 
+  /** The caller's tenant's endpoint, its secrets opened (sealed again by {@link #save}). */
   private EventEndpoint require(HttpServletRequest request, String id) {
-    return herald.events().findEndpoint(EventTenant.of(request), id)
-        .orElseThrow(() -> ApiException.notFound("no event endpoint '" + id + "'"));
+    return secrets.open(herald.events().findEndpoint(EventTenant.of(request), id)
+        .orElseThrow(() -> ApiException.notFound("no event endpoint '" + id + "'")));
   }
 
   private ObjectNode body(HttpServletRequest request) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", FIELDS);
     return in;
   }

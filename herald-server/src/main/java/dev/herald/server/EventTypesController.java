@@ -28,11 +28,11 @@ class EventTypesController {
   static final Set<String> FIELDS = Set.of("name", "description", "schema");
 
   private final Herald herald;
-  private final ServerProperties properties;
+  private final RequestBodies bodies;
 
-  EventTypesController(Herald herald, ServerProperties properties) {
+  EventTypesController(Herald herald, RequestBodies bodies) {
     this.herald = herald;
-    this.properties = properties;
+    this.bodies = bodies;
   }
 
   @GetMapping
@@ -88,7 +88,7 @@ class EventTypesController {
   }
 
   private ObjectNode body(HttpServletRequest request) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", FIELDS);
     return in;
   }

@@ -36,16 +36,18 @@ class EventsController {
   private static final Set<String> SEARCH_PARAMS = Set.of("type", "createdFrom", "createdTo", "offset", "limit");
 
   private final Herald herald;
-  private final ServerProperties properties;
+  private final RequestBodies bodies;
+  private final NoticeOwners owners;
 
-  EventsController(Herald herald, ServerProperties properties) {
+  EventsController(Herald herald, RequestBodies bodies, NoticeOwners owners) {
     this.herald = herald;
-    this.properties = properties;
+    this.bodies = bodies;
+    this.owners = owners;
   }
 
   @PostMapping
   ResponseEntity<ObjectNode> publish(HttpServletRequest request) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", FIELDS);
     String type = JsonInput.requiredText(in, "", "type");
     JsonNode payload = in.get("payload");
@@ -63,8 +65,16 @@ class EventsController {
     }
     r = r.traceparent(traceparent != null ? traceparent : Traceparent.orNull(request.getHeader(Traceparent.HEADER)));
     PublishedEvent published;
+    EventRequest event = r;
     try {
-      published = herald.events().publish(r);
+      published = herald.inTransaction(tx -> {
+        PublishedEvent p = tx.publish(event);
+        if (p.created()) {
+          // the notices are the tenant's, as the notices routes and the console see them
+          owners.write(tx.connection(), p.deliveries().stream().map(d -> d.noticeId()).toList(), event.tenant());
+        }
+        return p;
+      });
     } catch (InvalidInputException e) {
       throw ApiException.invalid(e.field(), e.reason());
     }

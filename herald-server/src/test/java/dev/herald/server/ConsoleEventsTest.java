@@ -15,9 +15,9 @@ class ConsoleEventsTest extends ServerTest {
 
   private static ConsoleSession loggedIn(ConsoleRole role) {
     String name = role.name().toLowerCase(java.util.Locale.ROOT) + "-" + UUID.randomUUID().toString().substring(0, 6);
-    users.create(name, "password-of-" + name, role, "test");
+    users.create(name, ConsoleSecurityTest.STRONG, role, "test");
     ConsoleSession s = new ConsoleSession(server);
-    assertThat(s.login(name, "password-of-" + name)).endsWith("/console");
+    assertThat(s.login(name, ConsoleSecurityTest.STRONG)).endsWith("/console");
     return s;
   }
 

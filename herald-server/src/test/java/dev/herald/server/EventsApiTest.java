@@ -191,4 +191,76 @@ class EventsApiTest extends ServerTest {
     assertThat(admin.get("/api/v1/event-endpoints/" + id).status()).isEqualTo(404);
     assertThat(admin.get("/api/v1/definitions/endpoint." + id).status()).isEqualTo(404);
   }
+
+  /** An admin and a client of a new tenant. */
+  private record TenantCallers(String tenant, TestServer.Api admin, TestServer.Api client) {
+    static TenantCallers create(String prefix) {
+      String id = unique(prefix).toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9-]", "-");
+      id = id.length() > 40 ? id.substring(0, 40) : id;
+      TestServer.Resp t = EventsApiTest.admin.post("/api/v1/tenants", "{\"id\": \"" + id + "\"}");
+      assertThat(t.status()).as(t.toString()).isEqualTo(201);
+      return new TenantCallers(id, token(id, "admin"), token(id, "client"));
+    }
+
+    private static TestServer.Api token(String tenant, String role) {
+      TestServer.Resp r = EventsApiTest.admin.post("/api/v1/tokens", "{\"name\": \"%s\", \"role\": \"%s\", \"tenant\": \"%s\"}"
+          .formatted(unique(role), role, tenant));
+      assertThat(r.status()).as(r.toString()).isEqualTo(201);
+      return server.as(r.json().get("token").asString());
+    }
+  }
+
+  @Test
+  void eachTenantHasItsOwnTypesEndpointsAndEventsAndAnotherTenantsAnswer404() throws Exception {
+    try (Receiver mine = new Receiver(); Receiver theirs = new Receiver()) {
+      TenantCallers shop = TenantCallers.create("shop");
+      TenantCallers bank = TenantCallers.create("bank");
+      // the same type name and endpoint id in both tenants: they are different things
+      for (TenantCallers t : java.util.List.of(shop, bank)) {
+        assertThat(t.admin().post("/api/v1/event-types", "{\"name\": \"invoice.sent\"}").status()).isEqualTo(201);
+        TestServer.Resp ep = t.admin().post("/api/v1/event-endpoints", ("{\"id\": \"partner\", \"url\": \"%s\","
+            + " \"eventTypes\": [\"invoice.sent\"]}").formatted((t == shop ? mine : theirs).url("/" + t.tenant())));
+        assertThat(ep.status()).as(ep.toString()).isEqualTo(201);
+      }
+      assertThat(shop.client().post("/api/v1/event-types", "{\"name\": \"x.y\"}").status()).isEqualTo(403);
+
+      TestServer.Resp published = shop.client().post("/api/v1/events", "{\"type\": \"invoice.sent\","
+          + " \"idempotencyKey\": \"inv-1\", \"payload\": {\"n\": 1}}");
+      assertThat(published.status()).as(published.toString()).isEqualTo(201);
+      String event = published.json().get("id").asString();
+      String notice = published.json().get("deliveries").get(0).get("noticeId").asString();
+      await().atMost(Duration.ofSeconds(15)).until(() -> mine.requests.size() == 1);
+      assertThat(mine.requests.getFirst().path()).isEqualTo("/" + shop.tenant());
+      // the same key in the other tenant is another event
+      TestServer.Resp other = bank.client().post("/api/v1/events", "{\"type\": \"invoice.sent\","
+          + " \"idempotencyKey\": \"inv-1\", \"payload\": {\"n\": 2}}");
+      assertThat(other.status()).isEqualTo(201);
+      assertThat(other.json().get("id").asString()).isNotEqualTo(event);
+      await().atMost(Duration.ofSeconds(15)).until(() -> theirs.requests.size() == 1);
+      assertThat(mine.requests).hasSize(1);
+
+      assertThat(shop.client().get("/api/v1/events/" + event).status()).isEqualTo(200);
+      assertThat(shop.client().get("/api/v1/notices/" + notice).status()).as("the event's notice is the tenant's")
+          .isEqualTo(200);
+      for (String path : java.util.List.of("/api/v1/events/" + event, "/api/v1/notices/" + notice)) {
+        assertThat(bank.client().get(path).status()).as(path).isEqualTo(404);
+        assertThat(bank.admin().get(path).status()).as(path).isEqualTo(404);
+      }
+      assertThat(bank.client().get("/api/v1/events").json().get("items")).extracting(e -> e.get("id").asString())
+          .containsExactly(other.json().get("id").asString());
+      // the default tenant's callers (a token of every tenant acts for it) do not see them either
+      assertThat(admin.get("/api/v1/events/" + event).status()).isEqualTo(404);
+      assertThat(admin.get("/api/v1/event-endpoints/partner").status()).isEqualTo(404);
+
+      // bank's admin changes bank's endpoint only; shop's stays as it was
+      assertThat(bank.admin().post("/api/v1/event-endpoints/partner/disable").status()).isEqualTo(200);
+      assertThat(shop.admin().get("/api/v1/event-endpoints/partner").json().get("enabled").asBoolean()).isTrue();
+      assertThat(bank.admin().delete("/api/v1/event-types/invoice.sent").status()).isEqualTo(204);
+      assertThat(shop.admin().get("/api/v1/event-types/invoice.sent").status()).isEqualTo(200);
+      assertThat(shop.admin().get("/api/v1/definitions/" + shop.tenant() + ".endpoint.partner").status())
+          .as("the endpoint's definition is the tenant's").isEqualTo(200);
+      assertThat(bank.admin().get("/api/v1/definitions/" + shop.tenant() + ".endpoint.partner").status())
+          .isEqualTo(404);
+    }
+  }
 }

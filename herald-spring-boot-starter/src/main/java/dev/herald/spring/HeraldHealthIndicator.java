@@ -1,6 +1,7 @@
 package dev.herald.spring;
 
 import dev.herald.Herald;
+import dev.herald.store.jdbc.NoticeCounts;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,12 +16,13 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * Herald's health: DOWN unless the engine runs and its database answers; past a threshold of {@code
- * herald.health.*} (backlog, oldest due notice's age, recent DEAD notices) the configured status,
- * OUT_OF_SERVICE by default; UP otherwise. Details: nodeId, running, database, backlog,
- * oldestDueAge (ISO-8601), dead, deadWindow and, past a threshold, exceeded.
+ * herald.health.*} (backlog, its age, recent DEAD notices) the configured status, OUT_OF_SERVICE by
+ * default; UP otherwise. Details: nodeId, running, database, backlog (live notices past their fire
+ * time, as {@link NoticeCounts} defines it for the gauges and the console too), backlogAge (ISO-8601:
+ * since the oldest of them was due), dead, deadWindow and, past a threshold, exceeded.
  */
 public class HeraldHealthIndicator extends AbstractHealthIndicator {
-  /** Backlogs are counted up to this; a larger one shows as this figure. */
+  /** DEAD notices are counted up to this; more show as this figure. */
   static final int COUNT_CAP = 100_000;
 
   private final Herald herald;
@@ -48,14 +50,14 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         builder.down();
         return;
       }
-      long backlog = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice WHERE due_at <= ? LIMIT "
-          + COUNT_CAP + ") due", now.toEpochMilli());
-      long oldestDue = first(c, "SELECT MIN(due_at) FROM herald_notice WHERE due_at <= ?", now.toEpochMilli());
-      Duration oldestAge = oldestDue == 0 ? Duration.ZERO : Duration.ofMillis(now.toEpochMilli() - oldestDue);
+      // the backlog as the gauges and the console count it
+      NoticeCounts.Counts total = NoticeCounts.total(new NoticeCounts(herald.dataSource()).byDefinition(now).values());
+      long backlog = total.backlog();
+      Duration oldestAge = total.backlogAge(now);
       Duration window = thresholds.getDeadWindow();
       long dead = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice_history WHERE finished_at >= ?"
           + " AND status = 'DEAD' LIMIT " + COUNT_CAP + ") dead", now.minus(window).toEpochMilli());
-      builder.withDetail("backlog", backlog).withDetail("oldestDueAge", oldestAge.toString())
+      builder.withDetail("backlog", backlog).withDetail("backlogAge", oldestAge.toString())
           .withDetail("dead", dead).withDetail("deadWindow", window.toString());
 
       List<String> exceeded = new ArrayList<>();
@@ -63,7 +65,7 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         exceeded.add("backlog " + backlog + " > herald.health.max-backlog " + thresholds.getMaxBacklog());
       }
       if (thresholds.getMaxOldestDueAge() != null && oldestAge.compareTo(thresholds.getMaxOldestDueAge()) > 0) {
-        exceeded.add("oldestDueAge " + oldestAge + " > herald.health.max-oldest-due-age "
+        exceeded.add("backlogAge " + oldestAge + " > herald.health.max-oldest-due-age "
             + thresholds.getMaxOldestDueAge());
       }
       if (thresholds.getMaxDead() != null && dead > thresholds.getMaxDead()) {

@@ -7,32 +7,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The webhook channel's settings under {@code herald.http.*}: with {@code herald-channel-http} on the
- * class path and no {@code HttpChannel} bean of the application's own, the starter makes the channel
- * (off with {@code herald.http.enabled=false}). See herald-channel-http's README.
+ * class path the starter configures the {@code http} channel from them (no setting is required). See
+ * herald-channel-http's README.
  */
 @ConfigurationProperties("herald.http")
 public class HttpChannelProperties {
-  /** Whether the starter makes the http channel when the module is on the class path. */
+  /** Whether the starter configures the http channel (webhooks) when herald-channel-http is on the class path. */
   private boolean enabled = true;
-  /** Whether targets may be on loopback, private, link-local and reserved addresses (off: the SSRF guard). */
-  private boolean allowPrivateNetworks;
-  /** Hosts, *.suffix patterns, IP addresses or CIDR blocks always allowed as targets, e.g. hooks.internal. */
-  private List<String> allow = new ArrayList<>();
-  /** Most time to open a connection. */
-  private Duration connectTimeout = Duration.ofSeconds(5);
-  /** Time limit of a whole exchange where a definition sets no timeout option. */
-  private Duration defaultTimeout = Duration.ofSeconds(10);
-  /** Requests in flight per endpoint where a definition sets no max-concurrency option. */
-  private int maxConcurrencyPerEndpoint = 16;
-  /** Outgoing rate limit of every endpoint where a definition sets no max-rate option, e.g. 100/s; none by default. */
-  private String maxRatePerEndpoint;
-  /**
-   * An HTTP proxy every webhook goes through, e.g. http://proxy.internal:3128 (https targets through a
-   * CONNECT tunnel); none by default (the JVM's proxy settings). The SSRF guard still checks every target.
-   */
-  private String proxy;
-  /** Hosts reached without the proxy: host names, *.suffix patterns, IP addresses. */
-  private List<String> proxyExclude = new ArrayList<>();
 
   public boolean isEnabled() {
     return enabled;
@@ -40,6 +21,92 @@ public class HttpChannelProperties {
 
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
+  }
+
+
+  /**
+   * Whether callback URLs may reach loopback, private (RFC 1918, fc00::/7), link-local and reserved
+   * addresses. Cloud metadata addresses still need an allow entry. Off by default: the SSRF guard.
+   */
+  private boolean allowPrivateNetworks;
+
+  /**
+   * Hosts, *.suffix patterns, IP addresses or CIDR blocks always allowed as callback targets, even
+   * private ones, e.g. 127.0.0.1, hooks.internal, 10.20.0.0/16.
+   */
+  private List<String> allow = new ArrayList<>();
+
+  /** Most time to open a connection. */
+  private Duration connectTimeout = Duration.ofSeconds(5);
+
+  /** Time limit of a whole exchange where a definition sets no timeout option. */
+  private Duration defaultTimeout = Duration.ofSeconds(10);
+
+  /** Requests in flight per endpoint where a definition sets no max-concurrency option. */
+  private int maxConcurrencyPerEndpoint = 16;
+
+  /** Consecutive failures that open an endpoint's circuit. */
+  private int circuitFailureThreshold = 5;
+
+  /** How long an open circuit holds deliveries to its endpoint back. */
+  private Duration circuitOpenFor = Duration.ofSeconds(30);
+
+  /** Outgoing rate limit of every endpoint where a definition sets no max-rate option, e.g. 100/s; none by default. */
+  private String maxRatePerEndpoint;
+
+  /** How long an endpoint may fail without a success before it is disabled (its notices then wait). */
+  private Duration disableAfter = Duration.ofDays(5);
+
+  /** How long deliveries to a disabled endpoint are deferred at a time. */
+  private Duration disabledRecheck = Duration.ofMinutes(1);
+
+  /**
+   * An HTTP proxy every webhook goes through, e.g. http://proxy.internal:3128 (https targets through a
+   * CONNECT tunnel); none by default (the JVM's proxy settings). The SSRF guard still checks every target.
+   */
+  private String proxy;
+
+  /** Hosts reached without the proxy: host names, *.suffix patterns, IP addresses. */
+  private List<String> proxyExclude = new ArrayList<>();
+
+  public String getProxy() {
+    return proxy;
+  }
+
+  public void setProxy(String proxy) {
+    this.proxy = proxy;
+  }
+
+  public List<String> getProxyExclude() {
+    return proxyExclude;
+  }
+
+  public void setProxyExclude(List<String> proxyExclude) {
+    this.proxyExclude = proxyExclude;
+  }
+
+  public String getMaxRatePerEndpoint() {
+    return maxRatePerEndpoint;
+  }
+
+  public void setMaxRatePerEndpoint(String maxRatePerEndpoint) {
+    this.maxRatePerEndpoint = maxRatePerEndpoint;
+  }
+
+  public Duration getDisableAfter() {
+    return disableAfter;
+  }
+
+  public void setDisableAfter(Duration disableAfter) {
+    this.disableAfter = disableAfter;
+  }
+
+  public Duration getDisabledRecheck() {
+    return disabledRecheck;
+  }
+
+  public void setDisabledRecheck(Duration disabledRecheck) {
+    this.disabledRecheck = disabledRecheck;
   }
 
   public boolean isAllowPrivateNetworks() {
@@ -82,27 +149,38 @@ public class HttpChannelProperties {
     this.maxConcurrencyPerEndpoint = maxConcurrencyPerEndpoint;
   }
 
-  public String getMaxRatePerEndpoint() {
-    return maxRatePerEndpoint;
+  public int getCircuitFailureThreshold() {
+    return circuitFailureThreshold;
   }
 
-  public void setMaxRatePerEndpoint(String maxRatePerEndpoint) {
-    this.maxRatePerEndpoint = maxRatePerEndpoint;
+  public void setCircuitFailureThreshold(int circuitFailureThreshold) {
+    this.circuitFailureThreshold = circuitFailureThreshold;
   }
 
-  public String getProxy() {
-    return proxy;
+  public Duration getCircuitOpenFor() {
+    return circuitOpenFor;
   }
 
-  public void setProxy(String proxy) {
-    this.proxy = proxy;
+  public void setCircuitOpenFor(Duration circuitOpenFor) {
+    this.circuitOpenFor = circuitOpenFor;
   }
 
-  public List<String> getProxyExclude() {
-    return proxyExclude;
-  }
-
-  public void setProxyExclude(List<String> proxyExclude) {
-    this.proxyExclude = proxyExclude;
+  /**
+   * A channel builder with these settings; the caller may add more (an endpoint listener, say) before
+   * {@code build()}, which refuses a bad setting naming it.
+   */
+  public dev.herald.channel.http.HttpChannel.Builder channelBuilder() {
+    return dev.herald.channel.http.HttpChannel.builder()
+        .allowPrivateNetworks(allowPrivateNetworks)
+        .allow(allow.stream().map(String::strip).filter(s -> !s.isEmpty()).toArray(String[]::new))
+        .connectTimeout(connectTimeout)
+        .defaultTimeout(defaultTimeout)
+        .maxConcurrencyPerEndpoint(maxConcurrencyPerEndpoint)
+        .circuitFailureThreshold(circuitFailureThreshold)
+        .circuitOpenFor(circuitOpenFor)
+        .disableAfter(disableAfter)
+        .disabledRecheck(disabledRecheck)
+        .maxRatePerEndpoint(maxRatePerEndpoint == null || maxRatePerEndpoint.isBlank() ? null : maxRatePerEndpoint)
+        .proxy(proxy, proxyExclude);
   }
 }

@@ -54,7 +54,8 @@ public interface NoticePublisher {
   /**
    * Publishes an event of {@code eventType} (Herald as a webhook platform): one notice for each
    * endpoint subscribed to it, written in the current transaction like {@link #publish} (all of them
-   * or none), or in one of its own outside a transaction. The payload is checked against the event
+   * or none); outside a transaction refused like {@link #publish} unless {@code
+   * herald.publisher.require-transaction=false}. The payload is checked against the event
    * type's schema; a refusal names the path that failed, e.g. {@code payload.order.total}.
    */
   dev.herald.events.PublishedEvent publishEvent(String eventType, Object payload);

@@ -117,12 +117,18 @@ class EventPublishingTest {
   }
 
   @Test
-  void outsideATransactionTheEventIsPublishedInOneOfItsOwnAndItsSchemaIsChecked() {
-    PublishedEvent e = notices.publishEvent(notices.eventRequest("order.paid", new OrderPaid(3, BigDecimal.ONE))
-        .idempotencyKey("order-3"));
-    assertThat(e.deliveries()).hasSize(2);
-    assertThatThrownBy(() -> notices.publishEvent("order.paid", "{\"orderId\": 4}"))
+  void outsideATransactionPublishingIsRefusedAndTheSchemaIsCheckedInside() {
+    assertThatThrownBy(() -> notices.publishEvent(notices.eventRequest("order.paid", new OrderPaid(3, BigDecimal.ONE))
+        .idempotencyKey("order-3")))
+        .isInstanceOf(NoTransactionException.class).hasMessageContaining("event type 'order.paid'")
+        .hasMessageContaining(NoTransactionException.PROPERTY);
+    assertThat(herald.events().findByKey(null, "order-3")).as("nothing written").isEmpty();
+    assertThatThrownBy(() -> new TransactionTemplate(transactions).executeWithoutResult(tx ->
+        notices.publishEvent("order.paid", "{\"orderId\": 4}")))
         .isInstanceOfSatisfying(InvalidInputException.class, x -> assertThat(x.field()).isEqualTo("payload.amount"));
+    PublishedEvent e = new TransactionTemplate(transactions).execute(tx -> notices.publishEvent(
+        notices.eventRequest("order.paid", new OrderPaid(3, BigDecimal.ONE)).idempotencyKey("order-3")));
+    assertThat(e.deliveries()).hasSize(2);
     runner.runDue();
     assertThat(partners.globex).contains("{\"orderId\":3,\"amount\":1}");
   }

@@ -1,6 +1,7 @@
 package dev.herald.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.herald.AlertPolicy;
@@ -55,7 +56,7 @@ class HeraldAutoConfigurationTest {
             JacksonAutoConfiguration.class, HeraldAutoConfiguration.class))
         .withPropertyValues(
             "spring.datasource.url=jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
-            "herald.shutdown-timeout=1s");
+            "herald.shutdown-timeout=1s", "herald.publisher.require-transaction=false"); // standalone notices
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -350,6 +351,19 @@ class HeraldAutoConfigurationTest {
   }
 
   @Test
+  void publishingAfterTheContextClosedSaysHeraldWasStopped() {
+    runner().withUserConfiguration(WithInbox.class).withPropertyValues("herald.definitions.plain.handler=inbox")
+        .run(ctx -> {
+          NoticePublisher publisher = ctx.getBean(NoticePublisher.class);
+          ctx.close();
+          assertThatThrownBy(() -> publisher.publish("plain", "{}"))
+              .isInstanceOf(dev.herald.HeraldException.class)
+              .hasMessageContaining("Herald was stopped with the application context")
+              .hasMessageContaining("'plain'");
+        });
+  }
+
+  @Test
   void withoutADataSourceHeraldUsesItsEmbeddedH2Files() {
     new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, HeraldAutoConfiguration.class))
@@ -386,6 +400,7 @@ class HeraldAutoConfigurationTest {
       assertThat(defaults.get("herald.claim-batch")).isEqualTo(String.valueOf(s.claimBatch()));
       assertThat(defaults.get("herald.max-held")).isEqualTo(String.valueOf(s.maxHeld()));
       assertThat(defaults.get("herald.max-concurrent-deliveries")).isEqualTo(String.valueOf(s.maxConcurrentDeliveries()));
+      assertThat(defaults.get("herald.max-concurrent-per-receiver")).isEqualTo(String.valueOf(s.maxConcurrentPerReceiver()));
       assertThat(duration(defaults.get("herald.delivery-timeout"))).isEqualTo(s.deliveryTimeout());
       assertThat(defaults.get("herald.write-batch")).isEqualTo(String.valueOf(s.writeBatch()));
       assertThat(duration(defaults.get("herald.shutdown-timeout"))).isEqualTo(s.shutdownTimeout());

@@ -6,6 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.herald.DeliveryResult;
+import dev.herald.health.PeerHealth;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,6 +44,7 @@ final class BrokerPublisher implements AutoCloseable {
   private final Executor executor;
   private final ScheduledExecutorService timer;
   private final Clock clock;
+  private final PeerHealth health;
   /** Guards the connection and the set of lanes. */
   private final ReentrantLock lock = new ReentrantLock();
   private final Map<String, ExchangeLane> lanes = new ConcurrentHashMap<>();
@@ -54,8 +56,9 @@ final class BrokerPublisher implements AutoCloseable {
   private volatile boolean closed;
 
   BrokerPublisher(String name, ConnectionFactory factory, Duration reconnectDelay, Duration busyDelay, int maxInFlight,
-      Executor executor, ScheduledExecutorService timer, Clock clock) {
+      Executor executor, ScheduledExecutorService timer, Clock clock, PeerHealth health) {
     this.name = name;
+    this.health = health;
     this.factory = factory;
     this.reconnectDelay = reconnectDelay;
     this.busyDelay = busyDelay;
@@ -97,6 +100,7 @@ final class BrokerPublisher implements AutoCloseable {
       try {
         String down = ensureConnected();
         if (down != null) {
+          health.failed(name, down);
           p.result.complete(DeliveryResult.retry(down));
           return;
         }
@@ -152,7 +156,12 @@ final class BrokerPublisher implements AutoCloseable {
     closeQuietly();
     try {
       Connection c = factory.newConnection("herald-" + name);
-      c.addShutdownListener(cause -> blockedReason = null); // each lane fails its own pending confirms
+      c.addShutdownListener(cause -> {
+        blockedReason = null; // each lane fails its own pending confirms
+        if (!cause.isInitiatedByApplication()) {
+          health.unreachable(name, "connection lost: " + describe(cause));
+        }
+      });
       c.addBlockedListener(new BlockedListener() {
         @Override
         public void handleBlocked(String reason) {
@@ -166,11 +175,28 @@ final class BrokerPublisher implements AutoCloseable {
       });
       connection = c;
       lastConnectFailure = Long.MIN_VALUE;
+      health.succeeded(name);
       return null;
     } catch (IOException | TimeoutException | RuntimeException e) {
       lastConnectFailure = now;
       lastConnectError = describe(e);
       return "broker '" + name + "' unreachable: " + lastConnectError;
+    }
+  }
+
+  /**
+   * Connects if not connected, so that a broker that nobody publishes to is still known to be up or
+   * down (and a broker back after an outage is seen back without waiting for traffic).
+   */
+  void probe() {
+    lock.lock();
+    try {
+      String down = ensureConnected();
+      if (down != null) {
+        health.unreachable(name, down);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -27,6 +27,9 @@ final class WebhookExchange {
    * dead connection out of the client's pool, so a fresh one comes soon.
    */
   static final int MAX_STALE_RESENDS = 3;
+  /** Headers the channel sets itself: extra headers never replace them. */
+  private static final java.util.Set<String> OWN_HEADERS =
+      java.util.Set.of("content-type", "user-agent", "herald-attempt", "traceparent", "content-length", "host");
 
   private final Transports transports;
   private final OAuth2Tokens tokens;
@@ -37,10 +40,13 @@ final class WebhookExchange {
   private final ResponseJudge judge;
   private final long keepAliveNanos = TimeUnit.SECONDS.toNanos(HttpTransport.KEEP_ALIVE_SECONDS + 1);
 
+  private final java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders;
+
   WebhookExchange(Transports transports, OAuth2Tokens tokens, TargetPolicy policy, Clock clock, String userAgent,
-      Duration connectTimeout) {
+      Duration connectTimeout, java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders) {
     this.transports = transports;
     this.tokens = tokens;
+    this.extraHeaders = extraHeaders;
     this.policy = policy;
     this.clock = clock;
     this.userAgent = userAgent;
@@ -184,6 +190,14 @@ final class WebhookExchange {
       h.add(extra.name());
       h.add(extra.value());
       log.append("> ").append(extra.name()).append(": ").append(extra.secret() ? "****" : extra.value()).append('\n');
+    }
+    for (java.util.Map.Entry<String, String> e : extraHeaders.apply(d).entrySet()) {
+      String name = e.getKey().toLowerCase(java.util.Locale.ROOT);
+      if (!OWN_HEADERS.contains(name) && !name.startsWith("webhook-")) {
+        h.add(name);
+        h.add(e.getValue());
+        log.append("> ").append(name).append(": (not logged)\n");
+      }
     }
     log.append("> (body: ").append(body.length).append(" bytes)\n");
     return h;

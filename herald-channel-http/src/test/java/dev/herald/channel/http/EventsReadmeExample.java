@@ -6,7 +6,7 @@ import dev.herald.events.EventRequest;
 import dev.herald.events.EventType;
 import dev.herald.events.PublishedEvent;
 
-/** The README's events example, compiled here and run by {@link EventEndpointsTest}. */
+/** The events example of docs/java.md, compiled here and run by {@link EventEndpointsTest}. */
 final class EventsReadmeExample {
   private EventsReadmeExample() {}
 

@@ -6,6 +6,8 @@ import dev.herald.NoticeDefinition;
 import dev.herald.internal.JsonTree;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import dev.herald.spi.PeerStatus;
+import dev.herald.health.PeerHealth;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -72,10 +74,15 @@ public final class KafkaChannel implements Channel {
   private final Duration busyDelay;
   private final ExecutorService executor =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-kafka-", 0).factory());
+  private final PeerHealth health;
+  private final String cluster;
   private volatile boolean closed;
 
   private KafkaChannel(Builder b) {
     this.name = b.name;
+    this.cluster = b.bootstrapServers;
+    this.health = new PeerHealth(b.name, PeerStatus.Kind.BROKER, java.time.Clock.systemUTC(), 1, b.healthLogEvery);
+    health.register(cluster, "kafka://" + cluster);
     this.maxInFlight = b.maxInFlight;
     this.inFlight = new Semaphore(b.maxInFlight);
     this.busyDelay = b.busyDelay;
@@ -164,16 +171,40 @@ public final class KafkaChannel implements Channel {
       executor.execute(() -> {
         try {
           producer.send(record, (meta, e) -> executor.execute(() -> result.complete(e == null
-              ? DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset())
-              : KafkaOutcome.of(e, topic))));
+              ? answered(DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset()))
+              : answered(KafkaOutcome.of(e, topic)))));
         } catch (RuntimeException e) {
-          result.complete(KafkaOutcome.of(e, topic));
+          result.complete(answered(KafkaOutcome.of(e, topic)));
         }
       });
     } catch (RuntimeException e) {
       result.complete(DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
     }
     return result;
+  }
+
+  /**
+   * The cluster's state from a result: a retriable error (still failing after the producer's own
+   * retries: unreachable, no leader, timed out) counts against it; an ack or a refusal for good (the
+   * record is too large, not authorized) means it answered.
+   */
+  private DeliveryResult answered(DeliveryResult r) {
+    if (r.outcome() == DeliveryResult.Outcome.RETRY) {
+      health.failed(cluster, r.detail());
+    } else {
+      health.succeeded(cluster);
+    }
+    return r;
+  }
+
+  /**
+   * The cluster (its bootstrap servers): UP once it acked, DOWN while records fail with retriable
+   * errors after the producer's own retries, UNKNOWN before the first record. The producer reconnects
+   * by itself; the state follows the next record.
+   */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
   }
 
   private static String key(Delivery d) {
@@ -204,6 +235,7 @@ public final class KafkaChannel implements Channel {
     private Duration deliveryTimeout = Duration.ofSeconds(30);
     private Duration maxBlock = Duration.ofSeconds(5);
     private Duration busyDelay = Duration.ofMillis(200);
+    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
     private int maxInFlight = 10_000;
     private final Map<String, Object> properties = new LinkedHashMap<>();
 
@@ -240,6 +272,15 @@ public final class KafkaChannel implements Channel {
     }
 
     /** How long a delivery over the limit is deferred; 200ms by default. */
+    /** How often a cluster still down is logged again (WARN, with the failed records since); 5m by default. */
+    public Builder healthLogEvery(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new InvalidInputException("healthLogEvery", "must be positive, was " + interval);
+      }
+      this.healthLogEvery = interval;
+      return this;
+    }
+
     public Builder busyDelay(Duration delay) {
       this.busyDelay = delay;
       return this;

@@ -13,8 +13,10 @@ import javax.sql.DataSource;
 
 /**
  * The overview's series, read from the attempt log and the notice tables: deliveries, failures,
- * p99 lateness of first attempts, and backlog (due, not finished) per time bucket, optionally for
- * one definition. The attempt log is kept as long as history is ({@code herald.history-retention}).
+ * p99 lateness of first attempts, and backlog per time bucket, optionally for one definition. The
+ * backlog is Herald's one definition of it ({@link dev.herald.store.jdbc.NoticeCounts}, as the gauge
+ * {@code herald.notices.backlog} and the health component count it): notices past their fire time and
+ * not finished at the bucket's end. The attempt log is kept as long as history is ({@code herald.history-retention}).
  */
 final class Charts {
   /** A window of {@code buckets} buckets ending now. */
@@ -56,6 +58,11 @@ final class Charts {
   }
 
   Series series(Range range, String definition, Instant now) {
+    return series(range, definition, null, now);
+  }
+
+  /** @param tenant only this tenant's notices; null for every tenant's */
+  Series series(Range range, String definition, String tenant, Instant now) {
     long end = now.toEpochMilli();
     long start = end - range.length.toMillis();
     long width = range.length.toMillis() / range.buckets;
@@ -74,14 +81,21 @@ final class Charts {
     String def = definition == null || definition.isBlank() ? null : definition;
     try (Connection c = dataSource.getConnection()) {
       for (String table : List.of("herald_notice", "herald_notice_history")) {
+        List<Object> tenantArgs = new ArrayList<>();
         String sql = "SELECT a.started_at, a.outcome, a.number, n.fire_at FROM herald_attempt a JOIN " + table
             + " n ON n.id = a.notice_id WHERE a.started_at >= ? AND a.started_at < ?"
-            + (def == null ? "" : " AND n.definition = ?") + " ORDER BY a.started_at DESC";
+            + (def == null ? "" : " AND n.definition = ?")
+            + (tenant == null ? "" : " AND " + dev.herald.server.NoticeOwners.filter(tenant, tenantArgs))
+            + " ORDER BY a.started_at DESC";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
           ps.setLong(1, start);
           ps.setLong(2, end);
+          int p = 3;
           if (def != null) {
-            ps.setString(3, def);
+            ps.setString(p++, def);
+          }
+          for (Object a : tenantArgs) {
+            ps.setObject(p++, a);
           }
           ps.setMaxRows(MAX_LATENESS_SAMPLES);
           try (ResultSet rs = ps.executeQuery()) {
@@ -100,7 +114,7 @@ final class Charts {
           }
         }
       }
-      backlog(c, def, starts, width, backlog);
+      backlog(c, def, tenant, starts, width, backlog);
     } catch (SQLException e) {
       throw new IllegalStateException("cannot read the charts' data: " + e.getMessage(), e);
     }
@@ -111,17 +125,23 @@ final class Charts {
     return new Series(starts, deliveries, failures, p99, backlog);
   }
 
-  /** Notices due and not finished at the end of each bucket: one statement per table, a sum per bucket. */
-  private static void backlog(Connection c, String def, long[] starts, long width, long[] out) throws SQLException {
+  /** Notices past their fire time and not finished at the end of each bucket: one statement per table, a sum per bucket. */
+  private static void backlog(Connection c, String def, String tenant, long[] starts, long width, long[] out)
+      throws SQLException {
     for (boolean history : new boolean[] {false, true}) {
       StringBuilder sql = new StringBuilder("SELECT ");
       for (int i = 0; i < starts.length; i++) {
         sql.append(i == 0 ? "" : ", ").append("SUM(CASE WHEN fire_at <= ? AND created_at <= ?")
             .append(history ? " AND finished_at > ?" : "").append(" THEN 1 ELSE 0 END)");
       }
-      sql.append(" FROM ").append(history ? "herald_notice_history WHERE finished_at > ?" : "herald_notice WHERE 1 = 1");
+      sql.append(" FROM ").append(history ? "herald_notice_history n WHERE finished_at > ?"
+          : "herald_notice n WHERE 1 = 1");
       if (def != null) {
         sql.append(" AND definition = ?");
+      }
+      List<Object> tenantArgs = new ArrayList<>();
+      if (tenant != null) {
+        sql.append(" AND ").append(dev.herald.server.NoticeOwners.filter(tenant, tenantArgs));
       }
       try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
         int p = 1;
@@ -137,7 +157,10 @@ final class Charts {
           ps.setLong(p++, starts[0]);
         }
         if (def != null) {
-          ps.setString(p, def);
+          ps.setString(p++, def);
+        }
+        for (Object a : tenantArgs) {
+          ps.setObject(p++, a);
         }
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();

@@ -32,9 +32,10 @@ class ConsoleEventsController {
     this.herald = herald;
   }
 
-  /** The tenant the console shows: the default tenant's (see the server's EventTenant). */
-  private static String tenant() {
-    return Tenancy.DEFAULT;
+  /** The tenant the console shows: the user's, or the default tenant's for a user of every tenant (as the API). */
+  private static String tenant(Authentication auth) {
+    String t = ConsoleSecurity.tenantOf(auth);
+    return t == null ? Tenancy.DEFAULT : t;
   }
 
   @ModelAttribute("username")
@@ -53,27 +54,28 @@ class ConsoleEventsController {
   }
 
   @GetMapping("/events")
-  String events(@RequestParam(required = false) String type, @RequestParam(defaultValue = "0") int page, Model model) {
+  String events(@RequestParam(required = false) String type, @RequestParam(defaultValue = "0") int page, Model model,
+      Authentication auth) {
     int p = Math.max(0, page);
-    Page<PublishedEvent> events = herald.events().list(tenant(), type == null || type.isBlank() ? null : type, null,
+    Page<PublishedEvent> events = herald.events().list(tenant(auth), type == null || type.isBlank() ? null : type, null,
         null, p * ConsoleController.PAGE_SIZE, ConsoleController.PAGE_SIZE);
     model.addAttribute("events", events.items());
     model.addAttribute("hasMore", events.hasMore());
     model.addAttribute("page", p);
     model.addAttribute("type", type == null ? "" : type);
-    model.addAttribute("types", herald.events().types(tenant()).stream().map(EventType::name).toList());
+    model.addAttribute("types", herald.events().types(tenant(auth)).stream().map(EventType::name).toList());
     return "console/events";
   }
 
   @GetMapping("/events/{id}")
-  String event(@PathVariable String id, Model model) {
+  String event(@PathVariable String id, Model model, Authentication auth) {
     UUID uuid;
     try {
       uuid = UUID.fromString(id);
     } catch (IllegalArgumentException e) {
       uuid = null;
     }
-    PublishedEvent e = uuid == null ? null : herald.events().find(tenant(), uuid).orElse(null);
+    PublishedEvent e = uuid == null ? null : herald.events().find(tenant(auth), uuid).orElse(null);
     if (e == null) {
       model.addAttribute("error", "No event with id " + id);
       return "console/denied";
@@ -83,16 +85,16 @@ class ConsoleEventsController {
   }
 
   @GetMapping("/event-endpoints")
-  String endpoints(Model model) {
-    model.addAttribute("endpoints", herald.events().endpoints(tenant()));
-    model.addAttribute("types", herald.events().types(tenant()));
+  String endpoints(Model model, Authentication auth) {
+    model.addAttribute("endpoints", herald.events().endpoints(tenant(auth)));
+    model.addAttribute("types", herald.events().types(tenant(auth)));
     return "console/event-endpoints";
   }
 
   @PostMapping("/event-endpoints/{id}/{action:enable|disable}")
-  String enable(@PathVariable String id, @PathVariable String action, RedirectAttributes flash) {
+  String enable(@PathVariable String id, @PathVariable String action, RedirectAttributes flash, Authentication auth) {
     try {
-      herald.events().enable(tenant(), id, action.equals("enable"));
+      herald.events().enable(tenant(auth), id, action.equals("enable"));
       flash.addFlashAttribute("message", "endpoint " + id + (action.equals("enable") ? " gets new events again"
           : " gets no new events (what it has is still delivered)"));
     } catch (InvalidInputException e) {

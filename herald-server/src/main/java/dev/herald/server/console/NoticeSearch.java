@@ -27,11 +27,21 @@ final class NoticeSearch {
    *
    * @param text part of the description
    */
-  record Criteria(String definition, NoticeStatus status, Instant from, Instant to, String key, String text) {
+  record Criteria(String definition, NoticeStatus status, Instant from, Instant to, String key, String text,
+      String tenant) {
     Criteria {
       definition = blankToNull(definition);
       key = blankToNull(key);
       text = blankToNull(text);
+    }
+
+    Criteria(String definition, NoticeStatus status, Instant from, Instant to, String key, String text) {
+      this(definition, status, from, to, key, text, null);
+    }
+
+    /** The same search within one tenant's notices (null: every tenant's). */
+    Criteria within(String tenantId) {
+      return new Criteria(definition, status, from, to, key, text, tenantId);
     }
   }
 
@@ -88,8 +98,11 @@ final class NoticeSearch {
   }
 
   private static String select(String table, Criteria c, List<Object> params) {
-    StringBuilder sql = new StringBuilder("SELECT id, definition, status, attempts, fire_at, created_at, description,"
-        + " last_error FROM " + table + " WHERE 1 = 1");
+    StringBuilder sql = new StringBuilder("SELECT n.id, n.definition, n.status, n.attempts, n.fire_at, n.created_at,"
+        + " n.description, n.last_error FROM " + table + " n WHERE 1 = 1");
+    if (c.tenant() != null) {
+      sql.append(" AND ").append(dev.herald.server.NoticeOwners.filter(c.tenant(), params));
+    }
     if (c.definition() != null) {
       sql.append(" AND definition = ?");
       params.add(c.definition());
@@ -107,8 +120,15 @@ final class NoticeSearch {
       params.add(c.to().toEpochMilli());
     }
     if (c.key() != null) {
-      sql.append(" AND idempotency_key = ?");
+      // a key of a tenant other than the default is stored in the tenant's namespace
+      sql.append(" AND (idempotency_key = ? OR idempotency_key = ?");
       params.add(c.key());
+      params.add(c.tenant() == null ? c.key() : dev.herald.server.TenantKeys.stored(c.tenant(), c.key()));
+      if (c.tenant() == null) {
+        sql.append(" OR idempotency_key LIKE ? ESCAPE '!'");
+        params.add(dev.herald.server.TenantKeys.anyTenant(c.key()));
+      }
+      sql.append(")");
     }
     if (c.text() != null) {
       sql.append(" AND LOWER(description) LIKE ? ESCAPE '!'");
