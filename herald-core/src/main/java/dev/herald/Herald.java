@@ -42,6 +42,8 @@ public final class Herald implements AutoCloseable {
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
   private final dev.herald.events.Events events;
+  private final dev.herald.recurring.Recurring recurring;
+  private final RecurringPoller recurringPoller;
   private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
@@ -54,6 +56,9 @@ public final class Herald implements AutoCloseable {
     this.alerts = new Alerts(this, store);
     this.events = new dev.herald.events.Events(dataSource, dialect, engine.definitions(), clock,
         engine.settings().maxPayloadBytes(), this::inTransaction);
+    this.recurring = new dev.herald.recurring.Recurring(dataSource, dialect, engine.definitions(), clock,
+        this::inTransaction);
+    this.recurringPoller = new RecurringPoller(recurring, engine.settings().pollInterval());
   }
 
   public static Builder builder() {
@@ -63,6 +68,7 @@ public final class Herald implements AutoCloseable {
   /** Starts claiming and delivering. Returns this, for chaining. */
   public Herald start() {
     engine.start();
+    recurringPoller.start();
     return this;
   }
 
@@ -73,6 +79,7 @@ public final class Herald implements AutoCloseable {
   /** Stops gracefully (see {@link EngineSettings#shutdownTimeout()}) and closes the pool Herald opened. */
   @Override
   public void close() {
+    recurringPoller.close();
     engine.close();
     if (ownedPool != null) {
       try {
@@ -99,6 +106,14 @@ public final class Herald implements AutoCloseable {
    */
   public dev.herald.events.Events events() {
     return events;
+  }
+
+  /**
+   * Recurring notices: schedules (a cron expression in a time zone, or a fixed rate) that make one
+   * notice per slot, exactly once across all nodes.
+   */
+  public dev.herald.recurring.Recurring recurring() {
+    return recurring;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
@@ -197,10 +212,12 @@ public final class Herald implements AutoCloseable {
 
   /**
    * Runs, on the calling thread, one attempt of every notice due by the clock's current time and
-   * records the outcomes. For tests (with a settable clock) and tools; only on a Herald that was
-   * not started. Returns the number of attempts.
+   * records the outcomes, after firing the recurring schedules due ({@link #recurring()}). For tests
+   * (with a settable clock) and tools; only on a Herald that was not started. Returns the number of
+   * attempts.
    */
   public int runDue() {
+    recurring.fireDue();
     return engine.runDue();
   }
 
