@@ -130,7 +130,7 @@ public final class Recurring {
   }
 
   /** The latest fired slots of a schedule with their notices, newest first (at most 100 are kept). */
-  public List<RecurringTables.Slot> slots(String tenant, String name, int limit) {
+  public List<FiredSlot> slots(String tenant, String name, int limit) {
     return tables.slots(Tenancy.check(tenant, "tenant"), name, limit);
   }
 
@@ -187,9 +187,9 @@ public final class Recurring {
             .description("recurring " + s.name() + " at " + slot));
       }
       List<Notice> notices = tx.enqueueAll(requests);
-      List<RecurringTables.Slot> slots = new ArrayList<>();
+      List<FiredSlot> slots = new ArrayList<>();
       for (int i = 0; i < notices.size(); i++) {
-        slots.add(new RecurringTables.Slot(plan.fire().get(i), notices.get(i).id(), now));
+        slots.add(new FiredSlot(plan.fire().get(i), notices.get(i).id(), now));
       }
       tables.recordSlots(tx.connection(), s, slots);
       listener.fired(tx.connection(), s, notices);

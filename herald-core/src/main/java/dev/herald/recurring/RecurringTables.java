@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /** The SQL of recurring schedules and their fired slots. */
@@ -21,9 +20,6 @@ final class RecurringTables {
   static final long NEVER = Long.MAX_VALUE;
   /** Fired slots kept per schedule (older rows go; the notices stay as long as the history keeps them). */
   static final int SLOTS_KEPT = 100;
-
-  /** A fired slot and its notice. */
-  record Slot(Instant slot, UUID noticeId, Instant firedAt) {}
 
   interface SqlWork<T> {
     T run(Connection c) throws SQLException;
@@ -140,10 +136,10 @@ final class RecurringTables {
   }
 
   /** Records fired slots (the primary key refuses a slot fired twice) and keeps the latest {@value #SLOTS_KEPT}. */
-  void recordSlots(Connection c, RecurringSchedule s, List<Slot> slots) throws SQLException {
+  void recordSlots(Connection c, RecurringSchedule s, List<FiredSlot> slots) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO herald_recurring_slot (tenant, name, slot_at,"
         + " notice_id, fired_at) VALUES (?, ?, ?, ?, ?)")) {
-      for (Slot slot : slots) {
+      for (FiredSlot slot : slots) {
         ps.setString(1, s.tenant());
         ps.setString(2, s.name());
         ps.setLong(3, slot.slot().toEpochMilli());
@@ -176,16 +172,16 @@ final class RecurringTables {
   }
 
   /** The latest fired slots of a schedule, newest first. */
-  List<Slot> slots(String tenant, String name, int limit) {
+  List<FiredSlot> slots(String tenant, String name, int limit) {
     return run("read the slots of " + name, c -> {
       try (PreparedStatement ps = c.prepareStatement("SELECT slot_at, notice_id, fired_at FROM herald_recurring_slot"
           + " WHERE tenant = ? AND name = ? ORDER BY slot_at DESC LIMIT " + Math.max(1, Math.min(limit, SLOTS_KEPT)))) {
         ps.setString(1, tenant);
         ps.setString(2, name);
-        List<Slot> out = new ArrayList<>();
+        List<FiredSlot> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            out.add(new Slot(Instant.ofEpochMilli(rs.getLong(1)), dialect.getId(rs, "notice_id"),
+            out.add(new FiredSlot(Instant.ofEpochMilli(rs.getLong(1)), dialect.getId(rs, "notice_id"),
                 Instant.ofEpochMilli(rs.getLong(3))));
           }
         }

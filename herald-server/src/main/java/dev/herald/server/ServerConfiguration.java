@@ -112,6 +112,12 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean
+  RecurringTenants recurringTenants(Herald herald, NoticeOwners owners) {
+    return new RecurringTenants(herald, owners);
+  }
+
+
+  @Bean
   TenantScope tenantScope(Tenants tenants, NoticeOwners owners, ServerProperties p) {
     return new TenantScope(tenants, owners, p);
   }

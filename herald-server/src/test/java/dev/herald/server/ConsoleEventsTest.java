@@ -63,4 +63,36 @@ class ConsoleEventsTest extends ServerTest {
       assertThat(admin.get("/api/v1/event-endpoints/" + a).json().get("enabled").asBoolean()).isFalse();
     }
   }
+
+  @Test
+  void recurringSchedulesAreListedAndOperatorsPauseAndResumeThem() throws Exception {
+    try (Receiver r = new Receiver()) {
+      String def = unique("figures");
+      assertThat(admin.post("/api/v1/definitions", "{\"name\": \"" + def + "\", \"target\": \"" + r.url("/f") + "\"}")
+          .status()).isEqualTo(201);
+      String name = unique("daily");
+      assertThat(admin.post("/api/v1/recurring", "{\"name\": \"" + name + "\", \"definition\": \"" + def
+          + "\", \"cron\": \"30 6 * * *\", \"zone\": \"Europe/Berlin\"}").status()).isEqualTo(201);
+
+      ConsoleSession viewer = loggedIn(ConsoleRole.VIEWER);
+      String page = viewer.get("/console/recurring").body();
+      assertThat(page).contains("data-schedule=\"" + name + "\"").contains("30 6 * * * (Europe/Berlin)")
+          .doesNotContain("pause-recurring");
+      assertThat(viewer.post("/console/recurring/" + name + "/pause", "_csrf=" + ConsoleSession.csrf(page))
+          .statusCode()).isEqualTo(403);
+
+      ConsoleSession operator = loggedIn(ConsoleRole.OPERATOR);
+      String opPage = operator.get("/console/recurring").body();
+      assertThat(opPage).contains("pause-recurring");
+      assertThat(operator.post("/console/recurring/" + name + "/pause", "_csrf=" + ConsoleSession.csrf(opPage))
+          .statusCode()).isEqualTo(302);
+      assertThat(admin.get("/api/v1/recurring/" + name).json().get("paused").asBoolean()).isTrue();
+      String paused = operator.get("/console/recurring").body();
+      assertThat(paused).contains("resume-recurring");
+      assertThat(operator.post("/console/recurring/" + name + "/resume", "_csrf=" + ConsoleSession.csrf(paused))
+          .statusCode()).isEqualTo(302);
+      assertThat(admin.get("/api/v1/recurring/" + name).json().get("paused").asBoolean()).isFalse();
+      assertThat(admin.delete("/api/v1/recurring/" + name).status()).isEqualTo(204);
+    }
+  }
 }
