@@ -21,7 +21,7 @@ class ReadmeApiExamplesTest extends ServerTest {
       Pattern.DOTALL | Pattern.MULTILINE);
 
   @ParameterizedTest
-  @ValueSource(strings = {"events"})
+  @ValueSource(strings = {"events", "recurring"})
   void theExampleRunsAsWritten(String name) throws Exception {
     String readme = Files.readString(Path.of("README.md"));
     String marker = "<!-- api-example: " + name + " -->\n```sh\n";
