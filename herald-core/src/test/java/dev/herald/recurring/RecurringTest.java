@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * schedules fire nothing; a schedule that cannot fire says why and keeps its slot.
  */
 class RecurringTest {
+  // subclasses run every test on another database
   private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
 
   @TempDir Path dir;
@@ -51,10 +52,20 @@ class RecurringTest {
     }
   }
 
-  private Herald node(String id) {
+  private javax.sql.DataSource shared;
+
+  /** An empty database for one test; the two nodes share it. H2 here; PostgreSQL and MariaDB in subclasses. */
+  protected javax.sql.DataSource newDatabase(List<AutoCloseable> toClose) {
     JdbcConnectionPool pool = JdbcConnectionPool.create(Herald.Builder.h2Url(dir.resolve("shared")), "sa", "");
     toClose.add(pool::dispose);
-    Herald h = Herald.builder().dataSource(pool).nodeId(id).clock(clock)
+    return pool;
+  }
+
+  private Herald node(String id) {
+    if (shared == null) {
+      shared = newDatabase(toClose);
+    }
+    Herald h = Herald.builder().dataSource(shared).nodeId(id).clock(clock)
         .define(NoticeDefinition.builder("figures").handler("figures").retry("1m").build())
         .handler("figures", ctx -> {
           received.add(ctx.payload());
