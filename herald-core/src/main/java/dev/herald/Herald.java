@@ -43,6 +43,7 @@ public final class Herald implements AutoCloseable {
   private final Alerts alerts;
   private final dev.herald.events.Events events;
   private final dev.herald.recurring.Recurring recurring;
+  private final NoticeHistory history;
   private final RecurringPoller recurringPoller;
   private final List<Channel> channels;
 
@@ -59,6 +60,7 @@ public final class Herald implements AutoCloseable {
     this.recurring = new dev.herald.recurring.Recurring(dataSource, dialect, engine.definitions(), clock,
         this::inTransaction);
     this.recurringPoller = new RecurringPoller(recurring, engine.settings().pollInterval());
+    this.history = new NoticeHistory(engine.operations(), events, dataSource, dialect);
   }
 
   public static Builder builder() {
@@ -114,6 +116,14 @@ public final class Herald implements AutoCloseable {
    */
   public dev.herald.recurring.Recurring recurring() {
     return recurring;
+  }
+
+  /**
+   * Replay (a definition's notices of a time range, sent again) and expunge (a finished notice's
+   * payload and attempt details removed, its ids, times and outcomes kept).
+   */
+  public NoticeHistory history() {
+    return history;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */

@@ -432,6 +432,20 @@ public final class Events {
         .toList(), offset, limit, more);
   }
 
+  /**
+   * Replaces a tenant's event's payload by JSON {@code null} (marked expunged) and returns the notices
+   * of its deliveries, to be expunged as well ({@code herald.history().expungeEvent} does both).
+   *
+   * @throws InvalidInputException naming {@code id} when the tenant has no such event
+   */
+  public List<UUID> expungePayload(String tenant, UUID id) {
+    if (find(tenant, id).isEmpty()) {
+      throw new InvalidInputException("id", "no event " + id);
+    }
+    tables.expunge(id);
+    return tables.noticesOf(id);
+  }
+
   /** Deletes events older than {@code before} whose notices have all left the live table; returns how many. */
   public int purge(Instant before) {
     int total = 0;
