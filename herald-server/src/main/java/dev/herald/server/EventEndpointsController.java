@@ -46,8 +46,10 @@ class EventEndpointsController {
   private final Herald herald;
   private final RequestBodies bodies;
   private final EndpointSecrets secrets;
+  private final AuditLog audit;
 
-  EventEndpointsController(Herald herald, RequestBodies bodies, EndpointSecrets secrets) {
+  EventEndpointsController(Herald herald, RequestBodies bodies, EndpointSecrets secrets, AuditLog audit) {
+    this.audit = audit;
     this.herald = herald;
     this.bodies = bodies;
     this.secrets = secrets;
@@ -137,6 +139,42 @@ class EventEndpointsController {
   ObjectNode disable(@PathVariable("id") String id, HttpServletRequest request) {
     require(request, id);
     return EventViews.endpoint(herald.events().enable(EventTenant.of(request), id, false));
+  }
+
+  /**
+   * Sends again what the endpoint got in a time range of creation ({@code from}, {@code to}):
+   * everything ({@code "only": "all"}, the default) or what failed ({@code "failed"}).
+   */
+  @PostMapping("/{id}/replay")
+  @AdminOnly
+  ObjectNode replay(@PathVariable("id") String id, HttpServletRequest request) {
+    EventEndpoint e = require(request, id);
+    ObjectNode in = bodies.object(request);
+    JsonInput.only(in, "", Set.of("from", "to", "only"));
+    java.time.Instant from = JsonInput.instant(in, "", "from");
+    java.time.Instant to = JsonInput.instant(in, "", "to");
+    if (from == null || to == null) {
+      throw ApiException.invalid(from == null ? "from" : "to", "is required: replay the notices created in [from, to)");
+    }
+    String only = JsonInput.text(in, "", "only");
+    if (only != null && !only.equals("all") && !only.equals("failed")) {
+      throw ApiException.invalid("only", "must be all or failed, was '" + only + "'");
+    }
+    dev.herald.NoticeHistory.ReplayResult r;
+    try {
+      r = herald.history().replay(e.delivery().name(), from, to, "failed".equals(only));
+    } catch (InvalidInputException x) {
+      throw ApiException.invalid(x.field().equals("createdTo") ? "to" : x.field(), x.reason());
+    }
+    Caller caller = ApiFilter.caller(request);
+    audit.record(caller, caller.actingTenant(), "event-endpoint.replay", id, from + " to " + to + ", "
+        + (only == null ? "all" : only) + ": " + r.resent() + " resent");
+    ObjectNode out = Views.object();
+    out.put("matched", r.matched());
+    out.put("resent", r.resent());
+    out.put("skipped", r.skipped());
+    out.put("more", r.more());
+    return out;
   }
 
   @GetMapping("/{id}/secrets")
