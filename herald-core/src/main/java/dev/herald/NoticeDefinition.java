@@ -230,6 +230,22 @@ public record NoticeDefinition(
       return this;
     }
 
+    /**
+     * The handler's exceptions (their class, a supertype, or a cause's) that fail a notice for good:
+     * DEAD at once, with the alert, instead of a retry (option {@code fail-on}; {@code retry-on} lists
+     * exceptions retried even so). For in-process handlers.
+     */
+    @SafeVarargs
+    public final Builder failOn(Class<? extends Throwable>... types) {
+      return option("fail-on", String.join(",", java.util.Arrays.stream(types).map(Class::getName).toList()));
+    }
+
+    /** Exceptions retried even when {@link #failOn} lists a supertype of theirs (option {@code retry-on}). */
+    @SafeVarargs
+    public final Builder retryOn(Class<? extends Throwable>... types) {
+      return option("retry-on", String.join(",", java.util.Arrays.stream(types).map(Class::getName).toList()));
+    }
+
     /** Sets a channel option, e.g. {@code option("timeout", "5s")}. */
     public Builder option(String key, String value) {
       options.put(key, value);
