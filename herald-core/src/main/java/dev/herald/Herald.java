@@ -267,6 +267,10 @@ public final class Herald implements AutoCloseable {
     private int maxPayloadBytes = 1 << 20;
     private int circuitFailureThreshold = 5;
     private Duration circuitOpenFor = Duration.ofSeconds(30);
+    /** As given; checked by {@link #build()}, which names a bad one. */
+    private record SlowCallsGiven(Duration threshold, double rate, int window, int minimumCalls) {}
+
+    private SlowCallsGiven circuitSlowCalls;
     private java.util.Set<String> onlyDefinitions = java.util.Set.of();
     private java.util.Set<Integer> onlyShards = java.util.Set.of();
     private int maxBacklog;
@@ -459,6 +463,16 @@ public final class Herald implements AutoCloseable {
     }
 
     /** How long an open receiver circuit defers inline delivery before probing again. */
+    /**
+     * Opens a receiver's sync-first circuit on rising response times too: when of its last {@code
+     * window} attempts (at least {@code minimumCalls}) a share of {@code rate} took {@code threshold}
+     * or longer. Default 10 s, 0.5, 20, 10; {@code Duration.ZERO} turns it off.
+     */
+    public Builder circuitSlowCalls(Duration threshold, double rate, int window, int minimumCalls) {
+      this.circuitSlowCalls = new SlowCallsGiven(threshold, rate, window, minimumCalls);
+      return this;
+    }
+
     public Builder circuitOpenFor(Duration d) {
       this.circuitOpenFor = d;
       return this;
@@ -502,6 +516,15 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    private dev.herald.engine.SlowCalls slowCalls() {
+      if (circuitSlowCalls == null) {
+        return dev.herald.engine.SlowCalls.DEFAULT;
+      }
+      SlowCallsGiven g = circuitSlowCalls;
+      return g.threshold() != null && g.threshold().isZero() ? dev.herald.engine.SlowCalls.OFF
+          : new dev.herald.engine.SlowCalls(g.threshold(), g.rate(), g.window(), g.minimumCalls());
+    }
+
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
@@ -510,7 +533,7 @@ public final class Herald implements AutoCloseable {
       EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
           maxConcurrentDeliveries, maxConcurrentPerReceiver, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
-          maxBacklog);
+          maxBacklog, slowCalls());
       OwnedDatabase db = OwnedDatabase.open(dataSource, h2File, jdbcUrl, jdbcUser, jdbcPassword, poolTuning);
       AutoCloseable pool = db.pool();
       DataSource ds = db.dataSource();
