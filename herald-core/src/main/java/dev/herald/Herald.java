@@ -2,7 +2,6 @@ package dev.herald;
 
 import dev.herald.channel.local.LocalChannel;
 import dev.herald.engine.DeliveryEngine;
-import dev.herald.engine.EngineSettings;
 import dev.herald.spi.Channel;
 import dev.herald.spi.NoticeStore;
 import dev.herald.store.jdbc.JdbcNoticeStore;
@@ -45,6 +44,7 @@ public final class Herald implements AutoCloseable {
   private final dev.herald.recurring.Recurring recurring;
   private final NoticeHistory history;
   private final RecurringPoller recurringPoller;
+  private final NoticeReports reports;
   private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
@@ -61,6 +61,7 @@ public final class Herald implements AutoCloseable {
         this::inTransaction);
     this.recurringPoller = new RecurringPoller(recurring, engine.settings().pollInterval());
     this.history = new NoticeHistory(engine.operations(), events, dataSource, dialect);
+    this.reports = new StoreReports(store);
   }
 
   public static Builder builder() {
@@ -124,6 +125,11 @@ public final class Herald implements AutoCloseable {
    */
   public NoticeHistory history() {
     return history;
+  }
+
+  /** What gauges, health checks and consoles read: counts, searches, chart series. */
+  public NoticeReports reports() {
+    return reports;
   }
 
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
@@ -516,13 +522,13 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
-    private dev.herald.engine.SlowCalls slowCalls() {
+    private dev.herald.SlowCalls slowCalls() {
       if (circuitSlowCalls == null) {
-        return dev.herald.engine.SlowCalls.DEFAULT;
+        return dev.herald.SlowCalls.DEFAULT;
       }
       SlowCallsGiven g = circuitSlowCalls;
-      return g.threshold() != null && g.threshold().isZero() ? dev.herald.engine.SlowCalls.OFF
-          : new dev.herald.engine.SlowCalls(g.threshold(), g.rate(), g.window(), g.minimumCalls());
+      return g.threshold() != null && g.threshold().isZero() ? dev.herald.SlowCalls.OFF
+          : new dev.herald.SlowCalls(g.threshold(), g.rate(), g.window(), g.minimumCalls());
     }
 
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */

@@ -2,6 +2,7 @@ package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
 import dev.herald.ReceiverState;
+import dev.herald.SlowCalls;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;

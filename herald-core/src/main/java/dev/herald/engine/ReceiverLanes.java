@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * Attempts running per receiver (an http(s) origin, or a channel and its target): at most {@code
- * perReceiver} each. A notice over its receiver's limit waits in that receiver's line, first come
+ * perReceiver} each, or fewer where the receiver's channel takes fewer at once. A notice over its receiver's limit waits in that receiver's line, first come
  * first served, and goes back to the timer when a place frees; so a slow receiver holds its own
  * places, never the timer thread nor the other receivers' attempts.
  */
@@ -25,10 +25,13 @@ final class ReceiverLanes {
     this.perReceiver = perReceiver;
   }
 
-  /** True if {@code h} may start now (a place of its receiver is taken for it); false if it waits in line. */
-  synchronized boolean enterOrWait(String receiver, HeldNotice h) {
+  /**
+   * True if {@code h} may start now (a place of its receiver is taken for it); false if it waits in
+   * line. {@code channelLimit} is what the receiver's channel takes at once.
+   */
+  synchronized boolean enterOrWait(String receiver, int channelLimit, HeldNotice h) {
     Lane lane = lanes.computeIfAbsent(receiver, r -> new Lane());
-    if (lane.running < perReceiver) {
+    if (lane.running < Math.min(perReceiver, Math.max(1, channelLimit))) {
       lane.running++;
       return true;
     }

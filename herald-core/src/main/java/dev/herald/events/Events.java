@@ -9,7 +9,7 @@ import dev.herald.NoticeTransaction;
 import dev.herald.Page;
 import dev.herald.StoreException;
 import dev.herald.engine.Ids;
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -1,8 +1,8 @@
 package dev.herald.events;
 
 import dev.herald.InvalidInputException;
-import dev.herald.internal.JsonTree;
-import dev.herald.internal.JsonTree.JsonNumber;
+import dev.herald.json.JsonTree;
+import dev.herald.json.JsonTree.JsonNumber;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;

@@ -8,11 +8,12 @@ import dev.herald.Herald;
 import dev.herald.HeraldListener;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
+import dev.herald.NoticeCounts;
 import dev.herald.NoticeDefinition;
+import dev.herald.NoticeReports;
 import dev.herald.ReceiverState;
 import dev.herald.spi.Channel;
 import dev.herald.spi.PeerStatus;
-import dev.herald.store.jdbc.NoticeCounts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -79,8 +80,8 @@ public final class HeraldMetrics implements HeraldListener {
   private final Timer commitTime;
   private final Counter engineErrors;
   private volatile Herald herald;
-  private volatile NoticeCounts noticeCounts;
-  private volatile Map<String, NoticeCounts.Counts> counts = Map.of();
+  private volatile NoticeReports reports;
+  private volatile Map<String, NoticeCounts> counts = Map.of();
   private volatile long countedAtNanos = Long.MIN_VALUE;
 
   /** Meters on {@code registry}; database counts are read at most every 10 seconds. */
@@ -175,7 +176,7 @@ public final class HeraldMetrics implements HeraldListener {
   /** Registers the gauges of a built Herald: this node's in-memory counts, circuits, and database counts. */
   public HeraldMetrics watch(Herald h) {
     this.herald = h;
-    this.noticeCounts = new NoticeCounts(h.dataSource());
+    this.reports = h.reports();
     nodeGauge("herald.notices.held", "Notices this node holds in memory (claimed, waiting or running)", EngineStats::held);
     nodeGauge("herald.notices.waiting.slot", "Due notices waiting for a free delivery slot", EngineStats::waitingForSlot);
     nodeGauge("herald.attempts.active", "Attempts running now", EngineStats::delivering);
@@ -257,30 +258,30 @@ public final class HeraldMetrics implements HeraldListener {
       finished(tag, status);
     }
     countGauge("herald.notices.backlog", "Backlog: live notices whose fire time has passed (waiting for an attempt,"
-        + " a retry or a confirmation)", tag, NoticeCounts.Counts::backlog);
+        + " a retry or a confirmation)", tag, NoticeCounts::backlog);
     TimeGauge.builder("herald.notices.backlog.age", this, TimeUnit.SECONDS,
             m -> m.counts().getOrDefault(tag, ZERO).backlogAge(m.herald.clock().instant()).toMillis() / 1000.0)
         .description("How long ago the oldest notice of the backlog was due to fire; 0 when it is empty")
         .tag("definition", tag).register(registry);
     countGauge("herald.notices.due", "Live notices whose next attempt (or confirm timeout) is due now: part of the"
         + " backlog", tag,
-        NoticeCounts.Counts::due);
+        NoticeCounts::due);
     countGauge("herald.notices.awaiting.confirm", "Delivered notices waiting for the receiver's confirmation", tag,
-        NoticeCounts.Counts::awaitingConfirm);
-    countGauge("herald.notices.live", "Notices not finished yet", tag, NoticeCounts.Counts::live);
-    countGauge("herald.notices.dead", "DEAD notices kept in history", tag, NoticeCounts.Counts::dead);
+        NoticeCounts::awaitingConfirm);
+    countGauge("herald.notices.live", "Notices not finished yet", tag, NoticeCounts::live);
+    countGauge("herald.notices.dead", "DEAD notices kept in history", tag, NoticeCounts::dead);
     Gauge.builder("herald.circuit.state", this, m -> m.circuit(tag))
         .description("Circuit of the definition's own target: 0 closed, 1 half-open, 2 open")
         .tag("definition", tag).register(registry);
   }
 
   private void countGauge(String name, String description, String definition,
-      ToDoubleFunction<NoticeCounts.Counts> value) {
+      ToDoubleFunction<NoticeCounts> value) {
     Gauge.builder(name, this, m -> value.applyAsDouble(m.counts().getOrDefault(definition, ZERO)))
         .description(description).tag("definition", definition).baseUnit("notices").register(registry);
   }
 
-  private static final NoticeCounts.Counts ZERO = new NoticeCounts.Counts(0, 0, 0, 0, 0, null);
+  private static final NoticeCounts ZERO = NoticeCounts.NONE;
 
   private double circuit(String definition) {
     try {
@@ -296,12 +297,12 @@ public final class HeraldMetrics implements HeraldListener {
   }
 
   /** Database counts, read again when older than {@code countsMaxAge}; the last ones if the read fails. */
-  synchronized Map<String, NoticeCounts.Counts> counts() {
+  synchronized Map<String, NoticeCounts> counts() {
     long now = System.nanoTime();
-    if (noticeCounts != null && (countedAtNanos == Long.MIN_VALUE || now - countedAtNanos >= countsMaxAge.toNanos())) {
+    if (reports != null && (countedAtNanos == Long.MIN_VALUE || now - countedAtNanos >= countsMaxAge.toNanos())) {
       countedAtNanos = now;
       try {
-        counts = noticeCounts.byDefinition(herald.clock().instant());
+        counts = reports.countByDefinition(herald.clock().instant());
         // definitions saved since (here or on another node) get their meters at 0 before their first notice
         herald.definitions().list().forEach(d -> watchDefinition(d.name()));
       } catch (RuntimeException e) {

@@ -35,6 +35,16 @@ public interface Channel extends AutoCloseable {
   }
 
   /**
+   * How many attempts of {@code definition}'s notices this channel takes at once per receiver (an
+   * endpoint's origin, say). The engine keeps the others waiting in that receiver's line, started as
+   * places free, instead of handing them over only to be refused. Unbounded by default. Called per
+   * attempt: keep it cheap.
+   */
+  default int maxConcurrentPerReceiver(dev.herald.NoticeDefinition definition) {
+    return Integer.MAX_VALUE;
+  }
+
+  /**
    * The state of what this channel talks to: brokers, mail servers, endpoints. None by default (an
    * in-process channel talks to nothing). Read often, by health checks and metrics: keep it cheap.
    */

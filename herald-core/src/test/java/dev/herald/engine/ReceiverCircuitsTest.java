@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.herald.DeliveryResult;
 import dev.herald.ReceiverState;
+import dev.herald.SlowCalls;
 import dev.herald.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;

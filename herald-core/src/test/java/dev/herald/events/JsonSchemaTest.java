@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.herald.InvalidInputException;
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import org.junit.jupiter.api.Test;
 
 /** The JSON Schema subset and the payload filter: what they accept, and the path and reason of what they refuse. */

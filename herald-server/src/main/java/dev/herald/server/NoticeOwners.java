@@ -1,15 +1,19 @@
 package dev.herald.server;
 
-import dev.herald.store.jdbc.Dialect;
+import dev.herald.NoticeReports;
+import dev.herald.NoticeScope;
+import dev.herald.jdbc.JdbcIds;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -20,19 +24,16 @@ import javax.sql.DataSource;
  */
 public final class NoticeOwners {
   private static final int CHUNK = 500;
+  private static final String TABLE = "herald_server_notice_tenant";
 
   private final DataSource dataSource;
-  private final Dialect dialect;
+  private final JdbcIds jdbcIds;
   private final Clock clock;
 
   NoticeOwners(DataSource dataSource, Clock clock) {
     this.dataSource = dataSource;
-    this.dialect = Dialect.detect(dataSource);
+    this.jdbcIds = JdbcIds.of(dataSource);
     this.clock = clock;
-  }
-
-  Dialect dialect() {
-    return dialect;
   }
 
   /** The tenant of a notice (that exists or not): its row's, else the default tenant. */
@@ -53,11 +54,11 @@ public final class NoticeOwners {
         try (PreparedStatement ps = c.prepareStatement("SELECT notice_id, tenant FROM herald_server_notice_tenant"
             + " WHERE notice_id IN (" + String.join(", ", chunk.stream().map(x -> "?").toList()) + ")")) {
           for (int i = 0; i < chunk.size(); i++) {
-            dialect.setId(ps, i + 1, chunk.get(i));
+            jdbcIds.set(ps, i + 1, chunk.get(i));
           }
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-              out.put(dialect.getId(rs, "notice_id"), rs.getString("tenant"));
+              out.put(jdbcIds.get(rs, "notice_id"), rs.getString("tenant"));
             }
           }
         }
@@ -77,7 +78,7 @@ public final class NoticeOwners {
         "INSERT INTO herald_server_notice_tenant (notice_id, tenant, created_at) VALUES (?, ?, ?)")) {
       long now = clock.millis();
       for (UUID id : ids) {
-        dialect.setId(ps, 1, id);
+        jdbcIds.set(ps, 1, id);
         ps.setString(2, tenant);
         ps.setLong(3, now);
         ps.addBatch();
@@ -91,30 +92,51 @@ public final class NoticeOwners {
     write(c, List.of(id), tenant);
   }
 
-  /**
-   * A condition on a notice table's {@code id} column (aliased {@code n}) that keeps the notices of
-   * {@code tenant}; its one parameter, if any, is added to {@code params}.
-   */
-  public static String filter(String tenant, List<Object> params) {
-    if (tenant.equals(Tenants.DEFAULT)) {
-      return "NOT EXISTS (SELECT 1 FROM herald_server_notice_tenant o WHERE o.notice_id = n.id)";
-    }
-    params.add(tenant);
-    return "EXISTS (SELECT 1 FROM herald_server_notice_tenant o WHERE o.notice_id = n.id AND o.tenant = ?)";
+  /** The notices of {@code tenant}, for the core's searches, counts and charts. */
+  public static NoticeScope scope(String tenant) {
+    return tenant.equals(Tenants.DEFAULT) ? NoticeScope.unlabelled(TABLE, "notice_id", "tenant")
+        : NoticeScope.labelled(TABLE, "notice_id", "tenant", tenant);
   }
 
   /**
-   * Rows whose notice no longer exists (purged from history) are deleted, those older than {@code
-   * olderThanMillis} first found; returns how many.
+   * Rows older than {@code olderThanMillis} whose notice no longer exists (purged from history) are
+   * deleted; returns how many. Reads the rows in id order, a chunk at a time, and asks the core which
+   * of their notices are still there.
    */
-  int purgeOrphans(long olderThanMillis) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement("DELETE FROM herald_server_notice_tenant WHERE created_at < ?"
-            + " AND NOT EXISTS (SELECT 1 FROM herald_notice n WHERE n.id = herald_server_notice_tenant.notice_id)"
-            + " AND NOT EXISTS (SELECT 1 FROM herald_notice_history h"
-            + " WHERE h.id = herald_server_notice_tenant.notice_id)")) {
-      ps.setLong(1, olderThanMillis);
-      return ps.executeUpdate();
+  int purgeOrphans(long olderThanMillis, NoticeReports reports) {
+    int deleted = 0;
+    UUID after = null;
+    try (Connection c = dataSource.getConnection()) {
+      while (true) {
+        List<UUID> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT notice_id FROM " + TABLE + " WHERE created_at < ?"
+            + (after == null ? "" : " AND notice_id > ?") + " ORDER BY notice_id LIMIT " + CHUNK)) {
+          ps.setLong(1, olderThanMillis);
+          if (after != null) {
+            jdbcIds.set(ps, 2, after);
+          }
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              ids.add(jdbcIds.get(rs, "notice_id"));
+            }
+          }
+        }
+        if (ids.isEmpty()) {
+          return deleted;
+        }
+        after = ids.getLast();
+        Set<UUID> existing = reports.existing(ids);
+        List<UUID> orphans = ids.stream().filter(id -> !existing.contains(id)).toList();
+        if (!orphans.isEmpty()) {
+          try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE + " WHERE notice_id IN ("
+              + String.join(", ", orphans.stream().map(x -> "?").toList()) + ")")) {
+            for (int i = 0; i < orphans.size(); i++) {
+              jdbcIds.set(ps, i + 1, orphans.get(i));
+            }
+            deleted += ps.executeUpdate();
+          }
+        }
+      }
     } catch (SQLException e) {
       throw new ApiTokens.StoreUnavailable("cannot purge notice tenants: " + e.getMessage(), e);
     }

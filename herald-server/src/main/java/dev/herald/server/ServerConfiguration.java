@@ -123,13 +123,13 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean
-  TenantNotices tenantNotices(DataSource dataSource, NoticeOwners owners) {
-    return new TenantNotices(dataSource, owners);
+  TenantNotices tenantNotices(Herald herald) {
+    return new TenantNotices(herald.reports());
   }
 
   @Bean
-  TenantQuotas tenantQuotas(Tenants tenants, DataSource dataSource, ServerProperties p) {
-    return new TenantQuotas(tenants, dataSource, Clock.systemUTC(), p.getRetryAfter());
+  TenantQuotas tenantQuotas(Tenants tenants, Herald herald, ServerProperties p) {
+    return new TenantQuotas(tenants, herald.reports(), Clock.systemUTC(), p.getRetryAfter());
   }
 
   @Bean
@@ -153,8 +153,8 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean(destroyMethod = "close")
-  ServerHousekeeping serverHousekeeping(NoticeOwners owners) {
-    return new ServerHousekeeping(owners);
+  ServerHousekeeping serverHousekeeping(NoticeOwners owners, Herald herald) {
+    return new ServerHousekeeping(owners, herald.reports());
   }
 
   /** Tokens, after the server's own tables are migrated. */

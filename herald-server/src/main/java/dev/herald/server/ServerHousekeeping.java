@@ -1,5 +1,6 @@
 package dev.herald.server;
 
+import dev.herald.NoticeReports;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,10 +17,10 @@ final class ServerHousekeeping implements AutoCloseable {
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("herald-server-housekeeping").factory());
 
-  ServerHousekeeping(NoticeOwners owners) {
+  ServerHousekeeping(NoticeOwners owners, NoticeReports reports) {
     timer.scheduleWithFixedDelay(() -> {
       try {
-        int n = owners.purgeOrphans(System.currentTimeMillis() - GRACE.toMillis());
+        int n = owners.purgeOrphans(System.currentTimeMillis() - GRACE.toMillis(), reports);
         if (n > 0) {
           log.info("Forgot the tenants of {} notices purged from history", n);
         }

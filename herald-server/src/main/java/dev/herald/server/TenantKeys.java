@@ -25,8 +25,11 @@ public final class TenantKeys {
     return end < 0 ? stored : stored.substring(end + 1);
   }
 
-  /** A LIKE pattern (escape {@code !}) of the key in any tenant's namespace. */
-  public static String anyTenant(String key) {
-    return SEPARATOR + "%" + SEPARATOR + key.replace("!", "!!").replace("%", "!%").replace("_", "!_");
+  /**
+   * How the key ends when stored in any tenant's namespace: a stored key ending so is that key of some
+   * tenant (a key as given cannot hold the separator).
+   */
+  public static String anyTenantEnding(String key) {
+    return SEPARATOR + key;
   }
 }

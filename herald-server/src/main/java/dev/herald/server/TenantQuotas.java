@@ -1,18 +1,12 @@
 package dev.herald.server;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import dev.herald.NoticeReports;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.sql.DataSource;
 
 /**
  * Per-tenant quotas on creating notices: an intake rate ({@code maxRate}, a token bucket per tenant on
@@ -36,15 +30,15 @@ final class TenantQuotas {
   private record Count(long live, long countedAt) {}
 
   private final Tenants tenants;
-  private final DataSource dataSource;
+  private final NoticeReports reports;
   private final Clock clock;
   private final Duration backlogRetryAfter;
   private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
   private final Map<String, Count> counts = new ConcurrentHashMap<>();
 
-  TenantQuotas(Tenants tenants, DataSource dataSource, Clock clock, Duration backlogRetryAfter) {
+  TenantQuotas(Tenants tenants, NoticeReports reports, Clock clock, Duration backlogRetryAfter) {
     this.tenants = tenants;
-    this.dataSource = dataSource;
+    this.reports = reports;
     this.clock = clock;
     this.backlogRetryAfter = backlogRetryAfter;
   }
@@ -133,18 +127,6 @@ final class TenantQuotas {
   }
 
   private long count(String tenant) {
-    List<Object> args = new ArrayList<>();
-    String sql = "SELECT COUNT(*) FROM herald_notice n WHERE " + NoticeOwners.filter(tenant, args);
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < args.size(); i++) {
-        ps.setObject(i + 1, args.get(i));
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } catch (SQLException e) {
-      throw new ApiTokens.StoreUnavailable("cannot count the tenant's notices: " + e.getMessage(), e);
-    }
+    return reports.countLive(NoticeOwners.scope(tenant));
   }
 }

@@ -22,7 +22,7 @@ import tools.jackson.databind.JsonNode;
  * again when the broker is back, with no notice sent meanwhile to find out.
  */
 class BrokenBrokerTest {
-  static final String PASSWORD = "copper-violin-broken-broker-58";
+  static final String PASSWORD = "broker-watch-passphrase-7";
 
   @Test
   void aStoppedBrokerIsSeenEverywhereAndAlertedAndSoIsItsReturn() throws Exception {

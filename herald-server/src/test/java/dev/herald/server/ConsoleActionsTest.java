@@ -21,9 +21,9 @@ class ConsoleActionsTest extends ServerTest {
 
   private static ConsoleSession operator() {
     String name = "operator-" + UUID.randomUUID().toString().substring(0, 6);
-    server.context.getBean(ConsoleUsers.class).create(name, ConsoleSecurityTest.STRONG, ConsoleRole.OPERATOR, "test");
+    server.context.getBean(ConsoleUsers.class).create(name, ConsoleAccessTest.PASSWORD, ConsoleRole.OPERATOR, "test");
     ConsoleSession s = new ConsoleSession(server);
-    assertThat(s.login(name, ConsoleSecurityTest.STRONG)).endsWith("/console");
+    assertThat(s.login(name, ConsoleAccessTest.PASSWORD)).endsWith("/console");
     return s;
   }
 

@@ -253,7 +253,7 @@ public class HeraldAutoConfiguration {
       set(p.getCircuitFailureThreshold(), b::circuitFailureThreshold);
       set(p.getCircuitOpenFor(), b::circuitOpenFor);
       if (p.getCircuitSlowCallDuration() != null || p.getCircuitSlowCallRate() != null) {
-        dev.herald.engine.SlowCalls d = dev.herald.engine.SlowCalls.DEFAULT;
+        dev.herald.SlowCalls d = dev.herald.SlowCalls.DEFAULT;
         b.circuitSlowCalls(p.getCircuitSlowCallDuration() == null ? d.threshold() : p.getCircuitSlowCallDuration(),
             p.getCircuitSlowCallRate() == null ? d.rate() : p.getCircuitSlowCallRate(), d.window(), d.minimumCalls());
       }

@@ -1,11 +1,8 @@
 package dev.herald.spring;
 
 import dev.herald.Herald;
-import dev.herald.store.jdbc.NoticeCounts;
+import dev.herald.NoticeCounts;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,12 +48,11 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         return;
       }
       // the backlog as the gauges and the console count it
-      NoticeCounts.Counts total = NoticeCounts.total(new NoticeCounts(herald.dataSource()).byDefinition(now).values());
+      NoticeCounts total = NoticeCounts.total(herald.reports().countByDefinition(now).values());
       long backlog = total.backlog();
       Duration oldestAge = total.backlogAge(now);
       Duration window = thresholds.getDeadWindow();
-      long dead = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice_history WHERE finished_at >= ?"
-          + " AND status = 'DEAD' LIMIT " + COUNT_CAP + ") dead", now.minus(window).toEpochMilli());
+      long dead = herald.reports().countDead(now.minus(window), COUNT_CAP);
       builder.withDetail("backlog", backlog).withDetail("backlogAge", oldestAge.toString())
           .withDetail("dead", dead).withDetail("deadWindow", window.toString());
 
@@ -75,17 +71,6 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         builder.up();
       } else {
         builder.status(new Status(thresholds.getStatus())).withDetail("exceeded", exceeded);
-      }
-    }
-  }
-
-  /** The first column of a one-row query taking one millisecond parameter; 0 for SQL NULL. */
-  private static long first(Connection c, String sql, long millis) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setLong(1, millis);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
       }
     }
   }

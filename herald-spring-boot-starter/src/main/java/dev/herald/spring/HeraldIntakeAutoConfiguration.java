@@ -67,7 +67,7 @@ public class HeraldIntakeAutoConfiguration {
       @Bean
       org.springframework.boot.health.contributor.CompositeHealthContributor heraldAmqpIntakesHealthContributor(
           HeraldIntakes heraldAmqpIntakes) {
-        return health(heraldAmqpIntakes);
+        return IntakeHealth.health(heraldAmqpIntakes);
       }
     }
 
@@ -128,20 +128,25 @@ public class HeraldIntakeAutoConfiguration {
       @Bean
       org.springframework.boot.health.contributor.CompositeHealthContributor heraldKafkaIntakesHealthContributor(
           HeraldIntakes heraldKafkaIntakes) {
-        return health(heraldKafkaIntakes);
+        return IntakeHealth.health(heraldKafkaIntakes);
       }
     }
   }
 
-  /** A component per intake of {@code intakes}, by its name in properties: UP while it consumes. */
-  static org.springframework.boot.health.contributor.CompositeHealthContributor health(HeraldIntakes intakes) {
-    Map<String, org.springframework.boot.health.contributor.HealthIndicator> each = new java.util.TreeMap<>();
-    for (HeraldIntakes.Intake i : intakes.intakes()) {
-      each.put(i.name().substring(i.name().indexOf('-') + 1), () -> i.consuming()
-          ? org.springframework.boot.health.contributor.Health.up().build()
-          : org.springframework.boot.health.contributor.Health.down().withDetail("consuming", false).build());
+  /** Apart from the auto-configuration so that it loads without Spring Boot's health module. */
+  static final class IntakeHealth {
+    private IntakeHealth() {}
+
+    /** A component per intake of {@code intakes}, by its name in properties: UP while it consumes. */
+    static org.springframework.boot.health.contributor.CompositeHealthContributor health(HeraldIntakes intakes) {
+      Map<String, org.springframework.boot.health.contributor.HealthIndicator> each = new java.util.TreeMap<>();
+      for (HeraldIntakes.Intake i : intakes.intakes()) {
+        each.put(i.name().substring(i.name().indexOf('-') + 1), () -> i.consuming()
+            ? org.springframework.boot.health.contributor.Health.up().build()
+            : org.springframework.boot.health.contributor.Health.down().withDetail("consuming", false).build());
+      }
+      return org.springframework.boot.health.contributor.CompositeHealthContributor.fromMap(each);
     }
-    return org.springframework.boot.health.contributor.CompositeHealthContributor.fromMap(each);
   }
 
   /** How a message becomes a notice: the payload of one definition, or an envelope naming it. */

@@ -12,7 +12,7 @@ import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeHandler;
 import dev.herald.NoticeRequest;
-import dev.herald.engine.EngineSettings;
+import dev.herald.EngineSettings;
 import dev.herald.schedule.RetrySchedule;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;

@@ -193,6 +193,16 @@ public final class HttpChannel implements Channel {
     return s == null ? Optional.empty() : Optional.of(s.status(clock.millis()));
   }
 
+  /** The definition's {@code max-concurrency} (or the builder's default): the engine queues the rest. */
+  @Override
+  public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+    try {
+      return read(definition).options().maxConcurrency();
+    } catch (InvalidInputException e) {
+      return Integer.MAX_VALUE; // the attempt reports the bad option
+    }
+  }
+
   @Override
   public CompletionStage<DeliveryResult> deliver(Delivery delivery) {
     if (closed) {

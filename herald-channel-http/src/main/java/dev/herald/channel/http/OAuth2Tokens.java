@@ -1,6 +1,6 @@
 package dev.herald.channel.http;
 
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

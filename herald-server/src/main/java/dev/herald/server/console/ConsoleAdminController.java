@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import javax.sql.DataSource;
 import org.springframework.security.core.Authentication;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
@@ -50,14 +49,14 @@ class ConsoleAdminController {
   private final AuditLog audit;
   private final dev.herald.server.TenantEndpoints tenantEndpoints;
 
-  ConsoleAdminController(Herald herald, ApiTokens tokens, ConsoleUsers users, DataSource dataSource,
+  ConsoleAdminController(Herald herald, ApiTokens tokens, ConsoleUsers users,
       EndpointControl endpointControl, TenantScope scope, AuditLog audit,
       dev.herald.server.TenantEndpoints tenantEndpoints) {
     this.tenantEndpoints = tenantEndpoints;
     this.herald = herald;
     this.tokens = tokens;
     this.users = users;
-    this.search = new NoticeSearch(dataSource);
+    this.search = new NoticeSearch(herald.reports());
     this.endpointControl = endpointControl;
     this.scope = scope;
     this.audit = audit;

@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import javax.sql.DataSource;
 import dev.herald.server.AuditLog;
 import dev.herald.server.Caller;
 import dev.herald.server.TenantScope;
@@ -51,10 +50,10 @@ class ConsoleController {
   private final TenantScope scope;
   private final AuditLog audit;
 
-  ConsoleController(Herald herald, DataSource dataSource, TenantScope scope, AuditLog audit) {
+  ConsoleController(Herald herald, TenantScope scope, AuditLog audit) {
     this.herald = herald;
-    this.search = new NoticeSearch(dataSource);
-    this.charts = new Charts(dataSource);
+    this.search = new NoticeSearch(herald.reports());
+    this.charts = new Charts(herald.reports());
     this.scope = scope;
     this.audit = audit;
   }

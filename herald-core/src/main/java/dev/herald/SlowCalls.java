@@ -1,6 +1,5 @@
-package dev.herald.engine;
+package dev.herald;
 
-import dev.herald.InvalidInputException;
 import java.time.Duration;
 
 /**
@@ -42,7 +41,7 @@ public record SlowCalls(Duration threshold, double rate, int window, int minimum
     return !threshold.isZero();
   }
 
-  boolean isSlow(Duration took) {
+  public boolean isSlow(Duration took) {
     return enabled() && took != null && took.compareTo(threshold) >= 0;
   }
 }
