@@ -24,6 +24,7 @@ import java.time.Duration;
  * @param maxPayloadBytes largest payload accepted, in UTF-8 bytes
  * @param circuitFailureThreshold consecutive failed attempts that open a receiver's circuit (sync-first delivery)
  * @param circuitOpenFor how long an open circuit defers inline delivery before probing again
+ * @param circuitSlowCalls when slow attempts open a receiver's circuit ({@link SlowCalls#DEFAULT})
  * @param definitions node affinity: only these definitions are delivered here; empty for all
  * @param shards node affinity: only notices in these shards are delivered here; empty for all
  * @param maxBacklog flow control: while more than this many notices are due and undelivered,
@@ -48,7 +49,8 @@ public record EngineSettings(
     Duration circuitOpenFor,
     java.util.Set<String> definitions,
     java.util.Set<Integer> shards,
-    int maxBacklog) {
+    int maxBacklog,
+    SlowCalls circuitSlowCalls) {
 
   public EngineSettings {
     if (nodeId == null || nodeId.isBlank() || nodeId.length() > 200) {
@@ -82,6 +84,7 @@ public record EngineSettings(
     if (maxBacklog < 0) {
       throw new InvalidInputException("maxBacklog", "must be >= 0 (0 for no limit), was " + maxBacklog);
     }
+    circuitSlowCalls = circuitSlowCalls == null ? SlowCalls.DEFAULT : circuitSlowCalls;
   }
 
   /** How often this node writes its heartbeat: a quarter of {@link #nodeTimeout}. */

@@ -40,17 +40,27 @@ public final class Herald implements AutoCloseable {
   private final Clock clock;
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
+  private final dev.herald.events.Events events;
+  private final dev.herald.recurring.Recurring recurring;
+  private final NoticeHistory history;
+  private final RecurringPoller recurringPoller;
   private final NoticeReports reports;
   private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
-      NoticeStore store, List<Channel> channels) {
+      NoticeStore store, dev.herald.store.jdbc.Dialect dialect, List<Channel> channels) {
     this.channels = List.copyOf(channels);
     this.engine = engine;
     this.dataSource = dataSource;
     this.clock = clock;
     this.ownedPool = ownedPool;
     this.alerts = new Alerts(this, store);
+    this.events = new dev.herald.events.Events(dataSource, dialect, engine.definitions(), clock,
+        engine.settings().maxPayloadBytes(), this::inTransaction);
+    this.recurring = new dev.herald.recurring.Recurring(dataSource, dialect, engine.definitions(), clock,
+        this::inTransaction);
+    this.recurringPoller = new RecurringPoller(recurring, engine.settings().pollInterval());
+    this.history = new NoticeHistory(engine.operations(), events, dataSource, dialect);
     this.reports = new StoreReports(store);
   }
 
@@ -61,6 +71,7 @@ public final class Herald implements AutoCloseable {
   /** Starts claiming and delivering. Returns this, for chaining. */
   public Herald start() {
     engine.start();
+    recurringPoller.start();
     return this;
   }
 
@@ -71,6 +82,7 @@ public final class Herald implements AutoCloseable {
   /** Stops gracefully (see {@link EngineSettings#shutdownTimeout()}) and closes the pool Herald opened. */
   @Override
   public void close() {
+    recurringPoller.close();
     engine.close();
     if (ownedPool != null) {
       try {
@@ -89,6 +101,30 @@ public final class Herald implements AutoCloseable {
   /** The alert outbox: alerts raised by definitions' alert policies, waiting to be sent. */
   public Alerts alerts() {
     return alerts;
+  }
+
+  /**
+   * Event types, the endpoints subscribed to them, and publishing an event as one notice per
+   * subscribed endpoint (Herald as a webhook platform).
+   */
+  public dev.herald.events.Events events() {
+    return events;
+  }
+
+  /**
+   * Recurring notices: schedules (a cron expression in a time zone, or a fixed rate) that make one
+   * notice per slot, exactly once across all nodes.
+   */
+  public dev.herald.recurring.Recurring recurring() {
+    return recurring;
+  }
+
+  /**
+   * Replay (a definition's notices of a time range, sent again) and expunge (a finished notice's
+   * payload and attempt details removed, its ids, times and outcomes kept).
+   */
+  public NoticeHistory history() {
+    return history;
   }
 
   /** What gauges, health checks and consoles read: counts, searches, chart series. */
@@ -159,7 +195,7 @@ public final class Herald implements AutoCloseable {
 
   /** Joins a transaction the caller controls; see {@link NoticeTransaction}. */
   public NoticeTransaction join(Connection connection) {
-    return new NoticeTransaction(engine, connection);
+    return new NoticeTransaction(engine, connection, events);
   }
 
   /**
@@ -192,10 +228,12 @@ public final class Herald implements AutoCloseable {
 
   /**
    * Runs, on the calling thread, one attempt of every notice due by the clock's current time and
-   * records the outcomes. For tests (with a settable clock) and tools; only on a Herald that was
-   * not started. Returns the number of attempts.
+   * records the outcomes, after firing the recurring schedules due ({@link #recurring()}). For tests
+   * (with a settable clock) and tools; only on a Herald that was not started. Returns the number of
+   * attempts.
    */
   public int runDue() {
+    recurring.fireDue();
     return engine.runDue();
   }
 
@@ -235,6 +273,10 @@ public final class Herald implements AutoCloseable {
     private int maxPayloadBytes = 1 << 20;
     private int circuitFailureThreshold = 5;
     private Duration circuitOpenFor = Duration.ofSeconds(30);
+    /** As given; checked by {@link #build()}, which names a bad one. */
+    private record SlowCallsGiven(Duration threshold, double rate, int window, int minimumCalls) {}
+
+    private SlowCallsGiven circuitSlowCalls;
     private java.util.Set<String> onlyDefinitions = java.util.Set.of();
     private java.util.Set<Integer> onlyShards = java.util.Set.of();
     private int maxBacklog;
@@ -428,6 +470,16 @@ public final class Herald implements AutoCloseable {
     }
 
     /** How long an open receiver circuit defers inline delivery before probing again. */
+    /**
+     * Opens a receiver's sync-first circuit on rising response times too: when of its last {@code
+     * window} attempts (at least {@code minimumCalls}) a share of {@code rate} took {@code threshold}
+     * or longer. Default 10 s, 0.5, 20, 10; {@code Duration.ZERO} turns it off.
+     */
+    public Builder circuitSlowCalls(Duration threshold, double rate, int window, int minimumCalls) {
+      this.circuitSlowCalls = new SlowCallsGiven(threshold, rate, window, minimumCalls);
+      return this;
+    }
+
     public Builder circuitOpenFor(Duration d) {
       this.circuitOpenFor = d;
       return this;
@@ -471,6 +523,15 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    private dev.herald.SlowCalls slowCalls() {
+      if (circuitSlowCalls == null) {
+        return dev.herald.SlowCalls.DEFAULT;
+      }
+      SlowCallsGiven g = circuitSlowCalls;
+      return g.threshold() != null && g.threshold().isZero() ? dev.herald.SlowCalls.OFF
+          : new dev.herald.SlowCalls(g.threshold(), g.rate(), g.window(), g.minimumCalls());
+    }
+
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
@@ -479,7 +540,7 @@ public final class Herald implements AutoCloseable {
       EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
           maxConcurrentDeliveries, maxConcurrentPerReceiver, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
-          maxBacklog);
+          maxBacklog, slowCalls());
       OwnedDatabase db = OwnedDatabase.open(dataSource, h2File, jdbcUrl, jdbcUser, jdbcPassword, poolTuning);
       AutoCloseable pool = db.pool();
       DataSource ds = db.dataSource();
@@ -499,7 +560,9 @@ public final class Herald implements AutoCloseable {
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }
-        return new Herald(engine, ds, clock, pool, s, all);
+        dev.herald.store.jdbc.Dialect dialect = s instanceof JdbcNoticeStore jdbc ? jdbc.dialect()
+            : dev.herald.store.jdbc.Dialect.detect(ds);
+        return new Herald(engine, ds, clock, pool, s, dialect, all);
       } catch (RuntimeException e) {
         if (pool != null) {
           try {

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * @param confirmTimeout how long to wait for a confirmation before delivering again
  * @param description what this kind of notice is for
  * @param options channel settings, e.g. {@code timeout} or {@code expected-body} for HTTP; keys
- *     {@code [a-z0-9.-]}, values at most 2000 characters
+ *     {@code [a-z0-9.-]}, values one line of at most {@value #MAX_OPTION_VALUE} characters (a client
+ *     certificate and key, sealed, fit), all of them together at most {@value #MAX_OPTIONS} characters
  * @param ordering whether notices sharing an ordering key are delivered one at a time, in enqueue
  *     order; {@link Ordering#NONE} (the default) for no ordering
  */
@@ -46,6 +47,11 @@ public record NoticeDefinition(
   public static final String DEFAULT_SCHEDULE = "10s, 1m, 5m, 30m, 1h";
   public static final int DEFAULT_MAX_ATTEMPTS = 10;
   public static final Duration DEFAULT_CONFIRM_TIMEOUT = Duration.ofMinutes(10);
+
+  /** The longest option value. */
+  public static final int MAX_OPTION_VALUE = 16_000;
+  /** The most characters of all options together, as stored. */
+  public static final int MAX_OPTIONS = 64_000;
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
   private static final Pattern CHANNEL = Pattern.compile("[a-z][a-z0-9-]{0,49}");
@@ -87,13 +93,19 @@ public record NoticeDefinition(
     }
     ordering = ordering == null ? Ordering.NONE : ordering;
     options = options == null ? java.util.Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(options));
+    long total = 0;
     for (var e : options.entrySet()) {
       if (e.getKey() == null || !OPTION_KEY.matcher(e.getKey()).matches()) {
         throw new InvalidInputException("options", "key '" + e.getKey() + "' must be 1 to 100 of a-z, 0-9, '.', '-'");
       }
-      if (e.getValue() == null || e.getValue().length() > 2000 || e.getValue().indexOf('\n') >= 0) {
-        throw new InvalidInputException("options." + e.getKey(), "must be one line of at most 2000 characters");
+      if (e.getValue() == null || e.getValue().length() > MAX_OPTION_VALUE || e.getValue().indexOf('\n') >= 0) {
+        throw new InvalidInputException("options." + e.getKey(), "must be one line of at most " + MAX_OPTION_VALUE
+            + " characters");
       }
+      total += e.getKey().length() + e.getValue().length() + 2;
+    }
+    if (total > MAX_OPTIONS) {
+      throw new InvalidInputException("options", "take " + total + " characters together; the limit is " + MAX_OPTIONS);
     }
   }
 
@@ -216,6 +228,22 @@ public record NoticeDefinition(
     public Builder description(String text) {
       this.description = text;
       return this;
+    }
+
+    /**
+     * The handler's exceptions (their class, a supertype, or a cause's) that fail a notice for good:
+     * DEAD at once, with the alert, instead of a retry (option {@code fail-on}; {@code retry-on} lists
+     * exceptions retried even so). For in-process handlers.
+     */
+    @SafeVarargs
+    public final Builder failOn(Class<? extends Throwable>... types) {
+      return option("fail-on", String.join(",", java.util.Arrays.stream(types).map(Class::getName).toList()));
+    }
+
+    /** Exceptions retried even when {@link #failOn} lists a supertype of theirs (option {@code retry-on}). */
+    @SafeVarargs
+    public final Builder retryOn(Class<? extends Throwable>... types) {
+      return option("retry-on", String.join(",", java.util.Arrays.stream(types).map(Class::getName).toList()));
     }
 
     /** Sets a channel option, e.g. {@code option("timeout", "5s")}. */

@@ -16,12 +16,14 @@ import java.util.List;
 public final class NoticeTransaction {
   private final DeliveryEngine engine;
   private final Connection connection;
+  private final dev.herald.events.Events events;
   private final List<DeliveryEngine.Enqueued> written = new ArrayList<>();
   private boolean ended;
 
-  NoticeTransaction(DeliveryEngine engine, Connection connection) {
+  NoticeTransaction(DeliveryEngine engine, Connection connection, dev.herald.events.Events events) {
     this.engine = engine;
     this.connection = connection;
+    this.events = events;
   }
 
   /** The caller's connection, for its own statements in the same transaction. */
@@ -46,6 +48,23 @@ public final class NoticeTransaction {
     List<DeliveryEngine.Enqueued> batch = engine.write(connection, requests, true);
     written.addAll(batch);
     return batch.stream().map(DeliveryEngine.Enqueued::notice).toList();
+  }
+
+  /**
+   * Publishes an event in this transaction: the event and one notice for each endpoint subscribed
+   * to its type (and whose filter its payload passes), delivered only if the transaction commits.
+   * If the event is refused (unknown type, a payload its schema refuses), nothing is written.
+   */
+  public dev.herald.events.PublishedEvent publish(dev.herald.events.EventRequest event) {
+    if (ended) {
+      throw new IllegalStateException("this notice transaction has ended");
+    }
+    return events.publish(this, event);
+  }
+
+  /** Publishes an event of the default tenant carrying {@code payload}. */
+  public dev.herald.events.PublishedEvent publish(String eventType, String payload) {
+    return publish(dev.herald.events.EventRequest.of(eventType, payload));
   }
 
   /**

@@ -150,4 +150,40 @@ class SyncFirstTest {
     await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> delivered.size() == 1);
     assertThat(delivered).containsExactly("{\"kept\":true}");
   }
+
+  @Test
+  void aReceiverThatSlowsDownOpensTheCircuitThoughItStillAnswers() throws Exception {
+    java.util.concurrent.CountDownLatch slowDown = new java.util.concurrent.CountDownLatch(1);
+    Herald slowing = Herald.builder()
+        .h2File(dir.resolve("slowing"))
+        .circuitOpenFor(Duration.ofSeconds(30))
+        .circuitSlowCalls(Duration.ofMillis(100), 0.5, 10, 3)
+        .define(NoticeDefinition.builder("quote").handler("quote").build())
+        .handler("quote", ctx -> {
+          if (slowDown.getCount() == 0) {
+            // the receiver's own slowness, not the test waiting: every answer takes 150 ms
+            java.util.concurrent.TimeUnit.MILLISECONDS.sleep(150);
+          }
+          return DeliveryResult.delivered();
+        })
+        .build()
+        .start();
+    try (slowing) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(slowing.deliverNow(NoticeRequest.of("quote", "{}"), Duration.ofSeconds(5)).status())
+            .isEqualTo(SyncDelivery.Status.DELIVERED);
+      }
+      assertThat(slowing.receiverState("quote")).isEqualTo(ReceiverState.CLOSED);
+      slowDown.countDown();
+      for (int i = 0; i < 3; i++) {
+        assertThat(slowing.deliverNow(NoticeRequest.of("quote", "{}"), Duration.ofSeconds(5)).status())
+            .as("slow, but still delivered inline").isEqualTo(SyncDelivery.Status.DELIVERED);
+      }
+      // counted from the first slow one: 3 of 3 at the minimum of 3; callers are no longer held by a slow receiver
+      assertThat(slowing.receiverState("quote")).isEqualTo(ReceiverState.OPEN);
+      SyncDelivery deferred = slowing.deliverNow(NoticeRequest.of("quote", "{}"), Duration.ofSeconds(5));
+      assertThat(deferred.status()).isEqualTo(SyncDelivery.Status.DEFERRED);
+      assertThat(deferred.reason()).contains("failing or rate-limited");
+    }
+  }
 }

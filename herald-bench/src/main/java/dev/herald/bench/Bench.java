@@ -96,6 +96,7 @@ public final class Bench {
                 case "roof" -> Roof.run(ctx, db);
                 case "brokers" -> Brokers.run(ctx, db);
                 case "mixed" -> Mixed.run(ctx, db);
+                case "fan-out" -> FanOut.run(ctx, db);
                 default -> throw new IllegalStateException(c);
               }
             } catch (BenchException e) {
@@ -294,6 +295,19 @@ public final class Bench {
               "deliveries_per_s", true).map(x -> x.metric("deliveries_per_s")).orElse(Double.NaN);
           t.row(r.system(), r.variant(), r.settings().get("n"), r.metric("seconds"), r.metric("deliveries_per_s"),
               ratio(r.metric("deliveries_per_s"), roof), r.ok() ? "yes" : "NO");
+        }
+        yield t;
+      }
+      case "fan-out" -> {
+        Table t = new Table(title + " (1 event to N endpoints per transaction, beside enqueueAll of the same N rows)",
+            "variant", "endpoints", "notices/s", "events/s", "x enqueueAll", "call p50 ms", "call p99 ms",
+            "JVM cpu us", "DB cpu us", "ok");
+        for (Result r : mine) {
+          double plain = best(mine, x -> x.variant().equals("enqueue-all"), "notices_per_s", true)
+              .map(x -> x.metric("notices_per_s")).orElse(Double.NaN);
+          t.row(r.variant(), r.settings().get("endpoints"), r.metric("notices_per_s"), r.metric("events_per_s"),
+              ratio(r.metric("notices_per_s"), plain), r.metric("call_p50_ms"), r.metric("call_p99_ms"),
+              r.metric("jvm_cpu_us_per_delivery"), r.metric("db_cpu_us_per_delivery"), r.ok() ? "yes" : "NO");
         }
         yield t;
       }

@@ -13,7 +13,7 @@ import java.util.Map;
 final class Options {
   static final List<String> ALL_CASES = List.of("burn-down", "lateness", "webhooks", "intake", "scale", "roof");
   /** Cases run only when named: they need something outside the JVM (nginx, the server jar) or start brokers. */
-  static final List<String> EXTRA_CASES = List.of("webhooks-nginx", "server", "brokers", "mixed");
+  static final List<String> EXTRA_CASES = List.of("webhooks-nginx", "server", "brokers", "mixed", "fan-out");
 
   List<String> cases = List.of("burn-down");
   List<String> dbs = List.of("h2");
@@ -42,6 +42,9 @@ final class Options {
   int intakeProducers = 8;
   List<String> intakeVariants = List.of("batch100-future", "batch1000-future", "single-future", "batch100-due",
       "single-due", "jdbc-batch100", "jdbc-batch1000", "dbs-batch100", "dbs-batch1000");
+
+  // fan-out: one event to this many endpoints, beside enqueueAll of the same rows (intake's duration and callers)
+  int fanoutEndpoints = 100;
 
   // mixed: a stream in, the same stream out
   int mixedRate = 10_000;
@@ -182,6 +185,7 @@ final class Options {
       case "intake-duration" -> intakeSeconds = Double.parseDouble(v);
       case "intake-producers" -> intakeProducers = Integer.parseInt(v);
       case "intake-variants" -> intakeVariants = split(v);
+      case "fanout-endpoints" -> fanoutEndpoints = Integer.parseInt(v);
       case "mixed-rate" -> mixedRate = count(v);
       case "mixed-batch" -> mixedBatch = Integer.parseInt(v);
       case "mixed-duration" -> mixedSeconds = Double.parseDouble(v);
@@ -307,7 +311,8 @@ final class Options {
 
           --case C[,C...]      burn-down | lateness | webhooks | intake | scale | roof | all   (burn-down)
                            by name only: webhooks-nginx (needs nginx), server (needs herald-server.jar)
-                           brokers (AMQP and Kafka brokers in the JVM), mixed (60 s of a 10k/s stream)
+                           brokers (AMQP and Kafka brokers in the JVM), mixed (60 s of a 10k/s stream),
+                           fan-out (1 event to 100 endpoints beside enqueueAll of the same rows)
           --db D[,D...]        h2 | postgres                                                   (h2)
           --systems S[,S...]   herald,db-scheduler; --no-baseline = herald only; none          (both)
           --transports T,...   webhooks-nginx roof clients: jdk,jdk-tuned,jetty,apache,netty or all (jdk)
@@ -327,6 +332,7 @@ final class Options {
           scale:               --scale-n 5m (future rows)  --scale-due 20k (burn-down beside them)
                                --scale-rate 500 --scale-duration 20 (due stream beside them)
                                --scale-idle-ms 3000 (engine started and idle before the heap is measured)
+          fan-out:             --fanout-endpoints 100 (and --intake-duration, --intake-producers)
           mixed:               --mixed-rate 10000 (notices/s) --mixed-batch 10 (per caller transaction)
                                --mixed-duration 60 (s); each due --delay s after creation, --producers threads
 

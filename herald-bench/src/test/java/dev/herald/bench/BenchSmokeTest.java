@@ -74,6 +74,26 @@ class BenchSmokeTest {
     assertThat(exit).isZero();
   }
 
+  @Test
+  void theFanOutCaseWritesAnEventBesideEnqueueAll(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("results.jsonl");
+    int exit = Bench.run("--case", "fan-out", "--db", "h2", "--out", out.toString(), "--tmp",
+        dir.resolve("work").toString(), "--no-progress", "--intake-duration", "0.5", "--intake-producers", "2",
+        "--fanout-endpoints", "10", "--poll-ms", "10000");
+    assertThat(exit).isZero();
+    List<Map<String, Object>> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(out)) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> m = (Map<String, Object>) Json.parse(line);
+      lines.add(m);
+    }
+    assertThat(lines).extracting(m -> m.get("variant")).containsExactly("event", "enqueue-all");
+    for (Map<String, Object> m : lines) {
+      assertThat(m.get("ok")).as("%s: %s", m.get("variant"), m.get("error")).isEqualTo(true);
+      assertThat(number(map(m, "metrics"), "notices_per_s")).isPositive();
+    }
+  }
+
   private static List<String> keys(List<Map<String, Object>> lines) {
     return lines.stream().map(m -> m.get("case") + "/" + m.get("system")).toList();
   }

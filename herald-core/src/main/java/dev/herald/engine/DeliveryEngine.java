@@ -101,7 +101,8 @@ public final class DeliveryEngine {
     Listeners listeners = new Listeners(listenerList);
     this.channels = new ChannelRegistry(channelList);
     this.definitions = new DefinitionCache(store, clock, channels);
-    this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor());
+    this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor(),
+        settings.circuitSlowCalls());
     this.waiters = new OutcomeWaiters(clock);
     Intake intake = new Intake(clock, definitions, settings.maxPayloadBytes(), tracing.traceContext());
     this.ownership = new Ownership(store, clock, settings.nodeId(), settings.nodeTimeout(), reach(),

@@ -46,7 +46,7 @@ final class Judge {
     ownership.holdings().recording(h);
     try {
       if (h.definition != null && !confirmationOverdue(h)) {
-        circuits.record(SyncFirst.receiverOf(h.definition, h.row.notice().target()), result);
+        circuits.record(SyncFirst.receiverOf(h.definition, h.row.notice().target()), result, took);
       }
       if (keepDeferralInMemory(h, result)) {
         return null;

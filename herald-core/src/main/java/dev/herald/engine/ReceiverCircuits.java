@@ -2,6 +2,7 @@ package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
 import dev.herald.ReceiverState;
+import dev.herald.SlowCalls;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -12,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Document 003's switch between inline and background delivery, per receiver (see {@link
  * SyncFirst#receiverOf(dev.herald.NoticeDefinition, String)}). Closed: deliver inline. After {@code
  * failureThreshold} consecutive failed attempts, or any rate-limited one (a retry with a
- * Retry-After), it opens: callers are deferred at once. When the open period ends it lets a growing
+ * Retry-After), or when the share of slow attempts among its latest passes {@link SlowCalls} (rising
+ * response times), it opens: callers are deferred at once. When the open period ends it lets a growing
  * share of calls through (1 in 16, 1 in 8, 1 in 4, 1 in 2, then all) as long as attempts succeed;
  * one failure opens it again.
  *
@@ -28,10 +30,16 @@ public final class ReceiverCircuits {
   private final Clock clock;
   private final int failureThreshold;
   private final Duration openFor;
+  private final SlowCalls slowCalls;
   private final Map<String, Circuit> circuits = new ConcurrentHashMap<>();
   private final AtomicLong lastSweep;
 
   public ReceiverCircuits(Clock clock, int failureThreshold, Duration openFor) {
+    this(clock, failureThreshold, openFor, SlowCalls.OFF);
+  }
+
+  public ReceiverCircuits(Clock clock, int failureThreshold, Duration openFor, SlowCalls slowCalls) {
+    this.slowCalls = slowCalls;
     this.clock = clock;
     this.failureThreshold = failureThreshold;
     this.openFor = openFor;
@@ -57,10 +65,16 @@ public final class ReceiverCircuits {
 
   /** Feeds an attempt's result, from any path (inline or background). */
   public void record(String receiver, DeliveryResult result) {
+    record(receiver, result, null);
+  }
+
+  /** Feeds an attempt's result and how long it took (null: unknown, not slow). */
+  public void record(String receiver, DeliveryResult result, Duration took) {
     if (result.outcome() == DeliveryResult.Outcome.DEFER) {
       return; // not an attempt: says nothing about the receiver
     }
-    if (result.isDelivered() && circuits.isEmpty()) {
+    boolean slow = slowCalls.isSlow(took);
+    if (result.isDelivered() && !slow && circuits.isEmpty()) {
       return; // the common case, without locking a bin: a success where no receiver is failing
     }
     long now = clock.millis();
@@ -68,8 +82,8 @@ public final class ReceiverCircuits {
     // compute, not get-then-mutate: a sweep removing the circuit meanwhile would lose this result
     circuits.compute(receiver, (r, c) -> {
       if (c == null) {
-        if (result.isDelivered()) {
-          return null; // a success on a healthy receiver changes nothing
+        if (result.isDelivered() && !slow) {
+          return null; // a quick success on a healthy receiver changes nothing
         }
         c = new Circuit();
         added[0] = true;
@@ -80,6 +94,9 @@ public final class ReceiverCircuits {
         c.open(now, Math.max(openFor.toMillis(), result.retryAfter().toMillis()));
       } else {
         c.failure(now, failureThreshold, openFor.toMillis());
+      }
+      if (slowCalls.enabled()) {
+        c.timed(slow, now, slowCalls, openFor.toMillis());
       }
       return c.healthy(now) ? null : c;
     });
@@ -125,10 +142,42 @@ public final class ReceiverCircuits {
     private int stride = 1;
     private long calls;
     private long lastAttempt;
+    /** The latest attempts since the first slow one, slow or not (a ring); null until one was slow. */
+    private boolean[] recent;
+    private int recentCount;
+    private int recentNext;
+    private int slowInRecent;
 
-    /** Closed without failures: the same as no circuit at all. */
+    /** Closed without failures or slow attempts counted: the same as no circuit at all. */
     synchronized boolean healthy(long now) {
-      return consecutiveFailures == 0 && state(now) == ReceiverState.CLOSED;
+      return consecutiveFailures == 0 && slowInRecent == 0 && state(now) == ReceiverState.CLOSED;
+    }
+
+    /** Counts an attempt in the slow-call window; opens when the window's share of slow ones reaches the rate. */
+    synchronized void timed(boolean slow, long now, SlowCalls s, long openMillis) {
+      if (recent == null) {
+        if (!slow) {
+          return;
+        }
+        recent = new boolean[s.window()];
+      }
+      if (recentCount == recent.length) {
+        if (recent[recentNext]) {
+          slowInRecent--;
+        }
+      } else {
+        recentCount++;
+      }
+      recent[recentNext] = slow;
+      slowInRecent += slow ? 1 : 0;
+      recentNext = (recentNext + 1) % recent.length;
+      if (recentCount >= s.minimumCalls() && slowInRecent >= s.rate() * recentCount) {
+        open(now, openMillis);
+        recent = null; // the next window starts after the open period, with the probes
+        recentCount = 0;
+        recentNext = 0;
+        slowInRecent = 0;
+      }
     }
 
     /** Closed, and no attempt since {@code idleSince}: never an open or half-open circuit. */

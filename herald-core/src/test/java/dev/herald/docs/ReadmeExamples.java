@@ -13,6 +13,7 @@ import dev.herald.NoticeStatus;
 import dev.herald.NoticeTransaction;
 import dev.herald.Ordering;
 import dev.herald.metrics.HeraldMetrics;
+import dev.herald.recurring.RecurringSchedule;
 import dev.herald.tracing.AttemptObservations;
 import dev.herald.tracing.HeraldTracing;
 import dev.herald.Page;
@@ -24,6 +25,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
@@ -181,5 +183,17 @@ final class ReadmeExamples {
     Notice notice = herald.enqueue(NoticeRequest.of("order-paid", "{\"order\":42}").traceparent(traceparentHeader));
     // end::tracing[]
     return notice;
+  }
+
+  static void recurring(Herald herald) {
+    // tag::recurring[]
+    herald.recurring().save(RecurringSchedule.builder("daily-figures")
+        .definition("marketing-figures")                            // a stored definition: its target, retries...
+        .payload("{\"report\": \"daily\", \"day\": \"{{slot}}\"}")     // {{slot}}: the slot's time, ISO-8601
+        .cron("30 6 * * *", ZoneId.of("Europe/Berlin"))             // or .every(Duration.ofMinutes(15), null)
+        .missed(RecurringSchedule.MissedSlots.FIRE_ONCE)            // after downtime: one notice, not one per missed day
+        .build());
+    // herald.recurring().pause("default", "daily-figures"), resume(...), slots(...), delete(...)
+    // end::recurring[]
   }
 }

@@ -93,4 +93,23 @@ class ReadmeExamplesTest {
       assertThat(erp).containsExactly("{\"order\":42,\"event\":\"paid\"}", "{\"order\":42,\"event\":\"shipped\"}");
     }
   }
+
+  @Test
+  void theRecurringExampleFiresItsDailySlotOnceAtHalfPastSixBerlinTime() {
+    dev.herald.testing.SettableClock clock = new dev.herald.testing.SettableClock(
+        java.time.Instant.parse("2026-11-26T12:00:00Z"));
+    try (Herald herald = Herald.builder().h2File(dir.resolve("recurring")).clock(clock)
+        .define(NoticeDefinition.builder("marketing-figures").handler("figures").build())
+        .handler("figures", ctx -> DeliveryResult.delivered()).build()) {
+      ReadmeExamples.recurring(herald);
+      clock.set(java.time.Instant.parse("2026-11-27T05:30:01Z")); // 06:30 in Berlin (CET)
+      assertThat(herald.recurring().fireDue()).isEqualTo(1);
+      assertThat(herald.recurring().fireDue()).isZero();
+      java.util.List<dev.herald.recurring.FiredSlot> slots = herald.recurring().slots("default", "daily-figures", 5);
+      assertThat(slots).extracting(dev.herald.recurring.FiredSlot::slot)
+          .containsExactly(java.time.Instant.parse("2026-11-27T05:30:00Z"));
+      assertThat(herald.operations().find(slots.getFirst().noticeId()).orElseThrow().notice().payload())
+          .contains("2026-11-27T05:30:00Z");
+    }
+  }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.herald.DeliveryResult;
 import dev.herald.ReceiverState;
+import dev.herald.SlowCalls;
 import dev.herald.testing.SettableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,5 +61,37 @@ class ReceiverCircuitsTest {
     circuits.record("r", DeliveryResult.retry("HTTP 500"));
     assertThat(circuits.allowInline("r")).isFalse();
     assertThat(circuits.openUntil("r")).isEqualTo(clock.instant().plusSeconds(30));
+  }
+
+  @Test
+  void aRisingShareOfSlowAttemptsOpensTheCircuitEvenWhenTheySucceed() {
+    ReceiverCircuits timed = new ReceiverCircuits(clock, 3, Duration.ofSeconds(30),
+        new SlowCalls(Duration.ofSeconds(1), 0.5, 10, 4));
+    Duration slow = Duration.ofMillis(1500);
+    Duration quick = Duration.ofMillis(20);
+    // one slow call among quick ones: 1 of 10 is under the rate, and once it leaves the window nothing is kept
+    timed.record("steady", DeliveryResult.delivered(), slow);
+    for (int i = 0; i < 9; i++) {
+      timed.record("steady", DeliveryResult.delivered(), quick);
+    }
+    assertThat(timed.state("steady")).isEqualTo(ReceiverState.CLOSED);
+    timed.record("steady", DeliveryResult.delivered(), quick);
+    assertThat(timed.size()).as("the slow call left the window").isZero();
+
+    // slowing down: the 4th attempt counted reaches the minimum, and 3 of 4 slow passes the rate
+    timed.record("slowing", DeliveryResult.delivered(), slow);
+    timed.record("slowing", DeliveryResult.delivered(), quick);
+    timed.record("slowing", DeliveryResult.delivered(), slow);
+    assertThat(timed.state("slowing")).as("3 calls: under the minimum").isEqualTo(ReceiverState.CLOSED);
+    timed.record("slowing", DeliveryResult.delivered(), slow);
+    assertThat(timed.state("slowing")).isEqualTo(ReceiverState.OPEN);
+    assertThat(timed.allowInline("slowing")).isFalse();
+
+    ReceiverCircuits off = new ReceiverCircuits(clock, 3, Duration.ofSeconds(30), SlowCalls.OFF);
+    for (int i = 0; i < 20; i++) {
+      off.record("slow", DeliveryResult.delivered(), Duration.ofMinutes(1));
+    }
+    assertThat(off.state("slow")).isEqualTo(ReceiverState.CLOSED);
+    assertThat(off.size()).isZero();
   }
 }

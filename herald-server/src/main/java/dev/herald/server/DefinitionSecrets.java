@@ -32,7 +32,8 @@ public final class DefinitionSecrets {
 
   /** Whether a secret option is stored plain while a key is set, or sealed under an older key. */
   public boolean stale(NoticeDefinition d) {
-    return d.channel().equals(dev.herald.channel.http.HttpChannel.NAME) && d.options().entrySet().stream().anyMatch(e -> Views.isSecret(e.getKey()) && box.stale(e.getValue()));
+    return d.channel().equals(dev.herald.channel.http.HttpChannel.NAME) && d.options().entrySet().stream()
+        .anyMatch(e -> Views.isSecret(e.getKey()) && entries(e.getKey(), e.getValue()).stream().anyMatch(box::stale));
   }
 
   private NoticeDefinition rewrite(NoticeDefinition d, boolean seal) {
@@ -41,7 +42,8 @@ public final class DefinitionSecrets {
     }
     boolean changes = false;
     for (Map.Entry<String, String> e : d.options().entrySet()) {
-      if (Views.isSecret(e.getKey()) && (seal ? box.stale(e.getValue()) : SecretBox.isSealed(e.getValue()))) {
+      if (Views.isSecret(e.getKey()) && entries(e.getKey(), e.getValue()).stream()
+          .anyMatch(v -> seal ? box.stale(v) : SecretBox.isSealed(v))) {
         changes = true;
       }
     }
@@ -51,9 +53,19 @@ public final class DefinitionSecrets {
     NoticeDefinition.Builder b = d.toBuilder();
     for (Map.Entry<String, String> e : d.options().entrySet()) {
       if (Views.isSecret(e.getKey())) {
-        b.option(e.getKey(), seal ? box.seal(e.getValue()) : box.open(e.getValue()));
+        b.option(e.getKey(), String.join(" ", entries(e.getKey(), e.getValue()).stream()
+            .map(v -> seal ? box.seal(v) : box.open(v)).toList()));
       }
     }
     return b.build();
+  }
+
+  /**
+   * The values sealed one by one: the {@code secrets} option's space-separated signing secrets each
+   * (so that they can be counted and rotated while sealed), any other option's whole value.
+   */
+  private static java.util.List<String> entries(String key, String value) {
+    return key.equals("secrets") && !value.isBlank() ? java.util.List.of(value.strip().split("\\s+"))
+        : java.util.List.of(value);
   }
 }

@@ -37,6 +37,11 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean
+  EndpointSecrets endpointSecrets(DefinitionSecrets secrets) {
+    return new EndpointSecrets(secrets);
+  }
+
+  @Bean
   ConfirmCapability confirmCapability(DataSource dataSource, SecretBox box, ServerProperties p, Migrated migrated) {
     return new ConfirmCapability(dataSource, box, p.getPublicUrl());
   }
@@ -68,6 +73,7 @@ class ServerConfiguration implements WebMvcConfigurer {
         .disabledRecheck(p.getDisabledRecheck())
         .endpointListener(new EndpointAlerts(settings))
         .extraHeaders(capability::headers)
+        .proxy(p.getProxy(), p.getProxyExclude())
         .build();
     EndpointSync.apply(http, settings.all());
     return new ServerHttpChannel(http, secrets);
@@ -104,6 +110,12 @@ class ServerConfiguration implements WebMvcConfigurer {
   NoticeOwners noticeOwners(DataSource dataSource, Migrated migrated) {
     return new NoticeOwners(dataSource, Clock.systemUTC());
   }
+
+  @Bean
+  RecurringTenants recurringTenants(Herald herald, NoticeOwners owners) {
+    return new RecurringTenants(herald, owners);
+  }
+
 
   @Bean
   TenantScope tenantScope(Tenants tenants, NoticeOwners owners, ServerProperties p) {

@@ -25,6 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
 final class TestServer implements AutoCloseable {
   static final JsonMapper JSON = JsonMapper.shared();
   private static TestServer shared;
+  /** The shared server's key for secrets at rest (32 bytes in base64), so that tests can see values sealed. */
+  static final String SECRET_KEY = "q2Ydz1fXoHt4yQy0xBq4m0oQh0a4mAyVYb0Cq8qV2l8=";
 
   final ConfigurableApplicationContext context;
   final int port;
@@ -44,7 +46,7 @@ final class TestServer implements AutoCloseable {
    */
   static synchronized TestServer shared() {
     if (shared == null) {
-      shared = start(tempDir(), "--herald.max-payload-bytes=4096");
+      shared = start(tempDir(), "--herald.max-payload-bytes=4096", "--herald.server.secret-key=" + SECRET_KEY);
       Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
     }
     return shared;

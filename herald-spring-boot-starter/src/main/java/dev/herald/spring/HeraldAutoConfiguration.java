@@ -252,6 +252,11 @@ public class HeraldAutoConfiguration {
       set(p.getMaxPayloadBytes(), b::maxPayloadBytes);
       set(p.getCircuitFailureThreshold(), b::circuitFailureThreshold);
       set(p.getCircuitOpenFor(), b::circuitOpenFor);
+      if (p.getCircuitSlowCallDuration() != null || p.getCircuitSlowCallRate() != null) {
+        dev.herald.SlowCalls d = dev.herald.SlowCalls.DEFAULT;
+        b.circuitSlowCalls(p.getCircuitSlowCallDuration() == null ? d.threshold() : p.getCircuitSlowCallDuration(),
+            p.getCircuitSlowCallRate() == null ? d.rate() : p.getCircuitSlowCallRate(), d.window(), d.minimumCalls());
+      }
       set(p.getOnlyDefinitions(), b::onlyDefinitions);
       set(p.getOnlyShards(), b::onlyShards);
       set(p.getMaxBacklog(), b::maxBacklog);
@@ -266,7 +271,7 @@ public class HeraldAutoConfiguration {
     /** The engine settings' field names, as the core names them in its complaints. */
     private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "nodeTimeout", "claimBatch",
         "maxHeld", "maxConcurrentDeliveries", "maxConcurrentPerReceiver", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
-        "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "definitions",
+        "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "circuitSlowCalls.threshold", "circuitSlowCalls.rate", "definitions",
         "shards", "maxBacklog");
 
     /** A core complaint at build time: about an engine setting (named as its property), or anything else. */
@@ -278,6 +283,8 @@ public class HeraldAutoConfiguration {
       String field = switch (e.field()) {
         case "definitions" -> "onlyDefinitions";
         case "shards" -> "onlyShards";
+        case "circuitSlowCalls.threshold" -> "circuitSlowCallDuration";
+        case "circuitSlowCalls.rate" -> "circuitSlowCallRate";
         default -> e.field();
       };
       String property = "herald." + kebab(field);

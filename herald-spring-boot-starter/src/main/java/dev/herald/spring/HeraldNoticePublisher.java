@@ -77,9 +77,13 @@ public class HeraldNoticePublisher implements NoticePublisher {
   }
 
   private void refuseWhenStopped(List<NoticeRequest> requests) {
+    refuseWhenStopped(definitions(requests));
+  }
+
+  private void refuseWhenStopped(String what) {
     if (stopped.getAsBoolean()) {
       throw new HeraldException("Herald was stopped with the application context, so the notice of "
-          + definitions(requests) + " cannot be stored. Publish before the context closes: work that may still"
+          + what + " cannot be stored. Publish before the context closes: work that may still"
           + " publish (web requests, message listeners, scheduled tasks) must end in an earlier shutdown phase"
           + " than Herald's (HeraldLifecycle.PHASE), as Spring Boot's web server and listener containers do.");
     }
@@ -113,6 +117,29 @@ public class HeraldNoticePublisher implements NoticePublisher {
     SyncDelivery d = KnownDefinitions.listedOnFailure(herald, () -> herald.deliverNow(request, maxWait));
     SyncOutcome.Status status = d.delivered() ? SyncOutcome.Status.DELIVERED : SyncOutcome.Status.DEFERRED;
     return new SyncOutcome(status, new NoticeHandle(herald, d.notice()), d.reason());
+  }
+
+  @Override
+  public dev.herald.events.PublishedEvent publishEvent(String eventType, Object payload) {
+    return publishEvent(eventRequest(eventType, payload));
+  }
+
+  @Override
+  public dev.herald.events.PublishedEvent publishEvent(dev.herald.events.EventRequest event) {
+    String what = "event type '" + event.type() + "'";
+    refuseWhenStopped(what);
+    if (transactions.inTransaction()) {
+      return transactions.publish(event);
+    }
+    if (requireTransaction) {
+      throw new NoTransactionException(what);
+    }
+    return herald.events().publish(event);
+  }
+
+  @Override
+  public dev.herald.events.EventRequest eventRequest(String eventType, Object payload) {
+    return dev.herald.events.EventRequest.of(eventType, json(payload));
   }
 
   /** JSON text for a payload: a String as is, anything else written with the JsonMapper. */

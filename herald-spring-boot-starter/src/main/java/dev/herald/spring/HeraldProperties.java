@@ -102,6 +102,31 @@ public class HeraldProperties {
   /** Sync-first delivery: how long an open circuit defers before probing again. Default: 30s. */
   private Duration circuitOpenFor;
 
+  /**
+   * Sync-first delivery: an attempt this long or longer is slow; when half of a receiver's latest 20
+   * attempts (at least 10) are slow (circuit-slow-call-rate), its circuit opens. 0 turns it off. Default: 10s.
+   */
+  private Duration circuitSlowCallDuration;
+
+  /** Sync-first delivery: the share of slow attempts (above 0, at most 1) that opens a circuit. Default: 0.5. */
+  private Double circuitSlowCallRate;
+
+  public Duration getCircuitSlowCallDuration() {
+    return circuitSlowCallDuration;
+  }
+
+  public void setCircuitSlowCallDuration(Duration circuitSlowCallDuration) {
+    this.circuitSlowCallDuration = circuitSlowCallDuration;
+  }
+
+  public Double getCircuitSlowCallRate() {
+    return circuitSlowCallRate;
+  }
+
+  public void setCircuitSlowCallRate(Double circuitSlowCallRate) {
+    this.circuitSlowCallRate = circuitSlowCallRate;
+  }
+
   /** Node affinity: this node delivers only these definitions (others are left to other nodes). Default: all. */
   private Set<String> onlyDefinitions;
 

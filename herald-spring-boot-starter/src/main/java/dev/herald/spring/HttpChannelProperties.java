@@ -60,6 +60,31 @@ public class HttpChannelProperties {
   /** How long deliveries to a disabled endpoint are deferred at a time. */
   private Duration disabledRecheck = Duration.ofMinutes(1);
 
+  /**
+   * An HTTP proxy every webhook goes through, e.g. http://proxy.internal:3128 (https targets through a
+   * CONNECT tunnel); none by default (the JVM's proxy settings). The SSRF guard still checks every target.
+   */
+  private String proxy;
+
+  /** Hosts reached without the proxy: host names, *.suffix patterns, IP addresses. */
+  private List<String> proxyExclude = new ArrayList<>();
+
+  public String getProxy() {
+    return proxy;
+  }
+
+  public void setProxy(String proxy) {
+    this.proxy = proxy;
+  }
+
+  public List<String> getProxyExclude() {
+    return proxyExclude;
+  }
+
+  public void setProxyExclude(List<String> proxyExclude) {
+    this.proxyExclude = proxyExclude;
+  }
+
   public String getMaxRatePerEndpoint() {
     return maxRatePerEndpoint;
   }
@@ -155,6 +180,7 @@ public class HttpChannelProperties {
         .circuitOpenFor(circuitOpenFor)
         .disableAfter(disableAfter)
         .disabledRecheck(disabledRecheck)
-        .maxRatePerEndpoint(maxRatePerEndpoint == null || maxRatePerEndpoint.isBlank() ? null : maxRatePerEndpoint);
+        .maxRatePerEndpoint(maxRatePerEndpoint == null || maxRatePerEndpoint.isBlank() ? null : maxRatePerEndpoint)
+        .proxy(proxy, proxyExclude);
   }
 }

@@ -25,6 +25,15 @@ import java.lang.annotation.Target;
  * }
  * }</pre>
  *
+ * <p>With {@link #eventType()} instead of a definition, the instance is published as an event of that
+ * type: one notice per endpoint subscribed to it, in the same transaction ({@link
+ * NoticePublisher#publishEvent}).
+ *
+ * <pre>{@code
+ * @NoticeEvent(eventType = "order.paid", idempotencyKey = "orderId")
+ * public record OrderPaid(long orderId, BigDecimal amount) {}
+ * }</pre>
+ *
  * <p>The payload is the event written as JSON by the application's Jackson {@code JsonMapper} (its
  * annotations shape it), or one of its properties ({@link #payload()}). A notice that cannot be
  * written (an unknown definition, a payload too large) throws from {@code publishEvent}, in the
@@ -35,8 +44,11 @@ import java.lang.annotation.Target;
 @Documented
 @Inherited
 public @interface NoticeEvent {
-  /** The definition of the notices this event becomes. */
-  String value();
+  /** The definition of the notices this event becomes; leave it out to name an {@link #eventType()}. */
+  String value() default "";
+
+  /** The event type it is published as (one notice per subscribed endpoint); leave it out to name a definition. */
+  String eventType() default "";
 
   /** The property (record component or no-argument method) whose value is the payload; blank: the whole event. */
   String payload() default "";

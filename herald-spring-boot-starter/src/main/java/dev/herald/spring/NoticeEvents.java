@@ -40,16 +40,27 @@ public class NoticeEvents implements ApplicationListener<ApplicationEvent> {
     if (mapping.isPresent()) {
       NoticePublisher notices = publisher.getObject();
       Mapping m = mapping.get();
-      NoticeRequest request = notices.request(m.definition(), m.payload(source));
       String key = m.idempotencyKey(source);
+      if (m.eventType() != null) {
+        dev.herald.events.EventRequest request = notices.eventRequest(m.eventType(), m.payload(source));
+        notices.publishEvent(key == null ? request : request.idempotencyKey(key));
+        return;
+      }
+      NoticeRequest request = notices.request(m.definition(), m.payload(source));
       notices.publish(key == null ? request : request.idempotencyKey(key));
     }
   }
 
-  /** A {@link NoticeEvent} type's definition and accessors. */
-  private record Mapping(Class<?> type, String definition, Method payload, Method idempotencyKey) {
+  /** A {@link NoticeEvent} type's definition (or event type) and accessors. */
+  private record Mapping(Class<?> type, String definition, String eventType, Method payload, Method idempotencyKey) {
     static Mapping of(Class<?> type, NoticeEvent marker) {
-      return new Mapping(type, marker.value(), accessor(type, marker.payload(), "payload"),
+      if (marker.value().isBlank() == marker.eventType().isBlank()) {
+        throw new InvalidInputException("@NoticeEvent on " + type.getName(),
+            "name either a definition (value) or an event type (eventType), not " + (marker.value().isBlank()
+                ? "neither" : "both"));
+      }
+      return new Mapping(type, marker.value().isBlank() ? null : marker.value(),
+          marker.eventType().isBlank() ? null : marker.eventType(), accessor(type, marker.payload(), "payload"),
           accessor(type, marker.idempotencyKey(), "idempotencyKey"));
     }
 

@@ -50,4 +50,19 @@ public interface NoticePublisher {
 
   /** {@link #publishAndDeliver(String, Object, Duration)} for a prepared request. */
   SyncOutcome publishAndDeliver(NoticeRequest request, Duration maxWait);
+
+  /**
+   * Publishes an event of {@code eventType} (Herald as a webhook platform): one notice for each
+   * endpoint subscribed to it, written in the current transaction like {@link #publish} (all of them
+   * or none); outside a transaction refused like {@link #publish} unless {@code
+   * herald.publisher.require-transaction=false}. The payload is checked against the event
+   * type's schema; a refusal names the path that failed, e.g. {@code payload.order.total}.
+   */
+  dev.herald.events.PublishedEvent publishEvent(String eventType, Object payload);
+
+  /** Publishes an event built with {@link #eventRequest}: keyed, ordered, of a tenant. */
+  dev.herald.events.PublishedEvent publishEvent(dev.herald.events.EventRequest event);
+
+  /** An event of {@code eventType} with {@code payload} serialized as above, to refine with {@code .idempotencyKey(..)}. */
+  dev.herald.events.EventRequest eventRequest(String eventType, Object payload);
 }

@@ -56,6 +56,15 @@ final class SpringTransactionNotices {
     }
   }
 
+  dev.herald.events.PublishedEvent publish(dev.herald.events.EventRequest event) {
+    Connection connection = DataSourceUtils.getConnection(dataSource);
+    try {
+      return joined(connection).publish(event);
+    } finally {
+      DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+  }
+
   /**
    * Whether the transaction the notices just published on this thread joined is still open: until it
    * ends, they exist only in it.

@@ -154,6 +154,7 @@ class HeraldAutoConfigurationTest {
         "herald.delivery-timeout=20s", "herald.write-batch=20", "herald.shutdown-timeout=3s",
         "herald.history-retention=7d", "herald.housekeeping-interval=1m", "herald.max-payload-bytes=2048",
         "herald.circuit-failure-threshold=3", "herald.circuit-open-for=10s",
+        "herald.circuit-slow-call-duration=2s", "herald.circuit-slow-call-rate=0.8",
         "herald.only-definitions=orders,payments", "herald.only-shards=0,3", "herald.max-backlog=5000").run(ctx -> {
           assertThat(ctx).hasNotFailed();
           EngineSettings s = ctx.getBean(Herald.class).settings();
@@ -172,6 +173,8 @@ class HeraldAutoConfigurationTest {
           assertThat(s.maxPayloadBytes()).isEqualTo(2048);
           assertThat(s.circuitFailureThreshold()).isEqualTo(3);
           assertThat(s.circuitOpenFor()).isEqualTo(Duration.ofSeconds(10));
+          assertThat(s.circuitSlowCalls().threshold()).isEqualTo(Duration.ofSeconds(2));
+          assertThat(s.circuitSlowCalls().rate()).isEqualTo(0.8);
           assertThat(s.definitions()).containsExactlyInAnyOrder("orders", "payments");
           assertThat(s.shards()).containsExactlyInAnyOrder(0, 3);
           assertThat(s.maxBacklog()).isEqualTo(5000);
@@ -378,6 +381,14 @@ class HeraldAutoConfigurationTest {
         });
   }
 
+  @Test
+  void aBadSlowCallRateFailsStartUpNamingItsProperty() {
+    runner().withPropertyValues("herald.circuit-slow-call-rate=1.5").run(ctx -> {
+      assertThat(ctx).hasFailed();
+      assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.circuit-slow-call-rate");
+    });
+  }
+
   /** The defaults shown to IDEs (additional metadata) are the core's defaults. */
   @Test
   void configurationMetadataDefaultsAreTheCoresDefaults() throws Exception {
@@ -409,6 +420,8 @@ class HeraldAutoConfigurationTest {
       assertThat(defaults.get("herald.max-payload-bytes")).isEqualTo(String.valueOf(s.maxPayloadBytes()));
       assertThat(defaults.get("herald.circuit-failure-threshold")).isEqualTo(String.valueOf(s.circuitFailureThreshold()));
       assertThat(duration(defaults.get("herald.circuit-open-for"))).isEqualTo(s.circuitOpenFor());
+      assertThat(duration(defaults.get("herald.circuit-slow-call-duration"))).isEqualTo(s.circuitSlowCalls().threshold());
+      assertThat(Double.parseDouble(defaults.get("herald.circuit-slow-call-rate"))).isEqualTo(s.circuitSlowCalls().rate());
       assertThat(defaults.get("herald.max-backlog")).isEqualTo(String.valueOf(s.maxBacklog()));
     }
   }

@@ -208,4 +208,39 @@ class HeraldChannelsAutoConfigurationTest {
           assertThat(ctx.getStartupFailure()).hasStackTraceContaining("options.subject");
         });
   }
+
+  @Test
+  void theHttpChannelComesWithTheModuleAndSendsThroughTheEgressProxy() throws Exception {
+    java.util.List<String> proxied = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer proxy = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+    proxy.createContext("/", ex -> {
+      proxied.add(ex.getRequestMethod() + " " + ex.getRequestURI());
+      ex.sendResponseHeaders(200, -1);
+      ex.close();
+    });
+    proxy.start();
+    try {
+      runner().withPropertyValues(
+              "herald.http.allow=localhost",
+              "herald.http.proxy=http://127.0.0.1:" + proxy.getAddress().getPort(),
+              "herald.http.proxy-exclude=*.internal",
+              "herald.definitions.partner.channel=http",
+              "herald.definitions.partner.target=http://localhost:9/hooks")
+          .run(ctx -> {
+            assertThat(ctx).hasNotFailed().hasSingleBean(dev.herald.channel.http.HttpChannel.class);
+            ctx.getBean(Herald.class).enqueue("partner", "{}");
+            await().atMost(Duration.ofSeconds(10)).until(() -> proxied.contains("POST http://localhost:9/hooks"));
+          });
+      runner().withPropertyValues("herald.http.enabled=false")
+          .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(dev.herald.channel.http.HttpChannel.class));
+      runner().withPropertyValues("herald.http.proxy=socks://proxy:1080")
+          .run(ctx -> {
+            assertThat(ctx).hasFailed();
+            assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.http.proxy");
+          });
+    } finally {
+      proxy.stop(0);
+    }
+  }
 }

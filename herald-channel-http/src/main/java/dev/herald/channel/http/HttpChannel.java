@@ -53,7 +53,13 @@ import javax.net.ssl.SSLContext;
  * }</pre>
  *
  * <p>Definition options: {@code timeout} (default 10s), {@code expected-body}, {@code secrets},
- * {@code max-retry-after} (default 1h), {@code max-concurrency} (default: the builder's).
+ * {@code max-retry-after} (default 1h), {@code max-concurrency} (default: the builder's), {@code
+ * max-rate}, {@code fallback-targets}, {@code failover-after}, {@code header.<name>} and {@code
+ * secret-header.<name>} (headers sent with every request), {@code tls.certificate} with {@code
+ * tls.secret-key} or {@code tls.secret-key-store} with {@code tls.key-store-password} (a client
+ * certificate for mutual TLS), {@code tls.ca} (the authorities to trust for the receiver), and {@code
+ * oauth2.url}, {@code oauth2.client-id}, {@code oauth2.client-secret}, {@code oauth2.scope},
+ * {@code oauth2.audience}, {@code oauth2.client-auth} (a bearer token by OAuth 2.0 client credentials).
  */
 public final class HttpChannel implements Channel {
   /** The default channel name, used by definitions as {@code .channel("http", url)}. */
@@ -68,8 +74,9 @@ public final class HttpChannel implements Channel {
   private final CircuitSettings circuitSettings;
   private final Clock clock;
   private final String userAgent;
-  private final HttpTransport transport;
+  private final Transports transports;
   private final WebhookExchange exchange;
+  private final java.util.function.UnaryOperator<String> secretOpener;
   /**
    * Completes attempts' futures: the engine's and its listeners' code that follows an attempt must not
    * run on (and may not block) the HTTP client's few I/O threads. A virtual thread each, started when
@@ -102,9 +109,11 @@ public final class HttpChannel implements Channel {
     this.defaultRate = b.defaultRate;
     this.endpointRates.putAll(b.endpointRates);
     this.completions = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
-    this.transport = new HttpTransport(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
+    this.secretOpener = b.secretOpener;
+    this.transports = new Transports(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
         b.clientThreads);
-    this.exchange = new WebhookExchange(transport, policy, clock, userAgent, connectTimeout, b.extraHeaders);
+    this.exchange = new WebhookExchange(transports, new OAuth2Tokens(transports.shared(), b.clock, b.secretOpener),
+        policy, clock, userAgent, connectTimeout, b.extraHeaders);
   }
 
   public static Builder builder() {
@@ -139,7 +148,14 @@ public final class HttpChannel implements Channel {
   public void validate(NoticeDefinition definition) {
     validateTarget(definition.target());
     HttpOptions.refuseUnknown(definition);
-    HttpOptions options = HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint);
+    HttpOptions options = HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint, secretOpener);
+    if (options.oauth2() != null) {
+      try {
+        policy.validate(options.oauth2().tokenUrl().uri().toString());
+      } catch (InvalidInputException e) {
+        throw new InvalidInputException("options." + OAuth2Client.TOKEN_URL, e.reason());
+      }
+    }
     for (Target t : options.fallbackTargets()) {
       try {
         policy.validate(t.uri().toString());
@@ -307,7 +323,7 @@ public final class HttpChannel implements Channel {
     if (r != null && r.definition() == d) {
       return r;
     }
-    HttpOptions options = HttpOptions.of(d, defaultTimeout, maxConcurrencyPerEndpoint);
+    HttpOptions options = HttpOptions.of(d, defaultTimeout, maxConcurrencyPerEndpoint, secretOpener);
     List<Target> targets;
     try {
       List<Target> all = new ArrayList<>(FailoverTargets.parse(d.target(), "target"));
@@ -329,11 +345,26 @@ public final class HttpChannel implements Channel {
     return own != null ? own : o.maxRate() != null ? o.maxRate() : defaultRate;
   }
 
+  /**
+   * Whether a definition option's value is a secret: masked wherever it is shown, sealed at rest by
+   * a server that seals ({@link Builder#secretOpener}). Such options name a secret or password:
+   * {@code secrets}, {@code secret-header.<name>}, {@code tls.secret-key}, {@code
+   * tls.secret-key-store}, {@code tls.key-store-password}, {@code oauth2.client-secret}.
+   */
+  public static boolean isSecretOption(String key) {
+    return HttpOptions.isSecret(key);
+  }
+
+  /** Clients made for TLS identities (client certificates, trusted CAs), for tests. */
+  int tlsClients() {
+    return transports.identities();
+  }
+
   /** Shuts the HTTP client down, aborting requests still running, and stops the channel's threads. */
   @Override
   public void close() {
     closed = true;
-    transport.close();
+    transports.close();
     completions.shutdown();
   }
 
@@ -417,6 +448,7 @@ public final class HttpChannel implements Channel {
     private int clientThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private SSLContext sslContext;
     private ProxySelector proxy;
+    private java.util.function.UnaryOperator<String> secretOpener = v -> v;
     private java.util.function.Function<Delivery, Map<String, String>> extraHeaders = d -> Map.of();
 
     private Builder() {}
@@ -596,6 +628,28 @@ public final class HttpChannel implements Channel {
     }
 
     /**
+     * Every request through the HTTP proxy at {@code url} ({@code http://proxy.internal:3128}; https
+     * targets through a CONNECT tunnel), except to hosts matching {@code noProxy} (host names, {@code
+     * *.suffix} patterns, IP addresses). The SSRF guard still checks every target.
+     *
+     * @throws InvalidInputException naming {@code proxy} or {@code noProxy}
+     */
+    public Builder proxy(String url, List<String> noProxy) {
+      this.proxy = url == null || url.isBlank() ? null : EgressProxy.of(url, noProxy == null ? List.of() : noProxy);
+      return this;
+    }
+
+    /**
+     * Opens option values that are secrets ({@link HttpChannel#isSecretOption}), where a server keeps
+     * them sealed at rest; default none (the values are used as stored). Called once per definition
+     * version, not per request.
+     */
+    public Builder secretOpener(java.util.function.UnaryOperator<String> open) {
+      this.secretOpener = open;
+      return this;
+    }
+
+    /**
      * Headers the application adds to each request, e.g. a per-notice capability for the receiver
      * (default none). Their values are not written to the attempt log (they may be secrets); the
      * channel's own headers ({@code webhook-*}, {@code content-type}...) cannot be replaced.
@@ -622,6 +676,9 @@ public final class HttpChannel implements Channel {
       positive("disabledRecheck", disabledRecheck);
       if (listener == null) {
         throw new InvalidInputException("endpointListener", "must not be null");
+      }
+      if (secretOpener == null) {
+        throw new InvalidInputException("secretOpener", "must not be null");
       }
       if (maxConcurrencyPerEndpoint < 1) {
         throw new InvalidInputException("maxConcurrencyPerEndpoint", "must be >= 1, was " + maxConcurrencyPerEndpoint);

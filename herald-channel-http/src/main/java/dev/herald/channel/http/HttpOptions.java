@@ -18,10 +18,21 @@ import java.util.TreeSet;
  * @param maxRate option {@code max-rate}: requests per period to the endpoint; null for no limit
  * @param fallbackTargets option {@code fallback-targets}: where the definition's notices go when its target fails
  * @param failoverAfter option {@code failover-after}: failed attempts on a target before the next one is tried
+ * @param headers options {@code header.<name>} and {@code secret-header.<name>}: sent with every request
+ * @param tls options {@code tls.*}: a client certificate for mutual TLS, trusted CAs; null for the channel's TLS
+ * @param oauth2 options {@code oauth2.*}: client credentials for a bearer token; null for none
  */
 record HttpOptions(
     Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate,
-    List<Target> fallbackTargets, int failoverAfter) {
+    List<Target> fallbackTargets, int failoverAfter, List<Header> headers, TlsIdentity tls, OAuth2Client oauth2) {
+  /** A header the definition adds to each request; a secret one is masked in the attempt log. */
+  record Header(String name, String value, boolean secret) {}
+
+  static final String HEADER = "header.";
+  static final String SECRET_HEADER = "secret-header.";
+  /** Headers the channel sets itself: a definition's headers never replace them. */
+  static final java.util.Set<String> OWN_HEADERS = java.util.Set.of("content-type", "content-length", "host",
+      "user-agent", "herald-attempt", "traceparent", "connection", "transfer-encoding");
   static final String TIMEOUT = "timeout";
   static final String EXPECTED_BODY = "expected-body";
   static final String SECRETS = "secrets";
@@ -38,8 +49,21 @@ record HttpOptions(
   static final String NOT_MINE = "alert.";
 
   /** Every option this channel reads; a definition that sets another is refused when it is saved. */
-  static final List<String> KNOWN = List.of(TIMEOUT, EXPECTED_BODY, SECRETS, MAX_RETRY_AFTER, MAX_CONCURRENCY,
-      MAX_RATE, FALLBACK_TARGETS, FAILOVER_AFTER);
+  static final List<String> KNOWN = java.util.stream.Stream.of(List.of(TIMEOUT, EXPECTED_BODY, SECRETS,
+      MAX_RETRY_AFTER, MAX_CONCURRENCY, MAX_RATE, FALLBACK_TARGETS, FAILOVER_AFTER), TlsIdentity.OPTIONS,
+      OAuth2Client.OPTIONS).flatMap(List::stream).toList();
+
+  /**
+   * Whether an option's value is a secret: masked wherever it is shown, and sealed at rest where a
+   * server seals them. Every such option names a secret or password: {@code secrets}, {@code
+   * secret-header.<name>}, {@code tls.secret-key}, {@code tls.secret-key-store}, {@code
+   * tls.key-store-password}, {@code oauth2.client-secret}.
+   */
+  static boolean isSecret(String key) {
+    return key.equals(SECRETS) || key.startsWith(SECRET_HEADER) || key.equals(TlsIdentity.SECRET_KEY)
+        || key.equals(TlsIdentity.SECRET_KEY_STORE) || key.equals(TlsIdentity.KEY_STORE_PASSWORD)
+        || key.equals(OAuth2Client.CLIENT_SECRET);
+  }
 
   /**
    * Refuses options this channel does not read: a misspelt one would otherwise be stored and silently
@@ -49,15 +73,19 @@ record HttpOptions(
    */
   static void refuseUnknown(NoticeDefinition d) {
     for (String key : new TreeSet<>(d.options().keySet())) {
-      if (!KNOWN.contains(key) && !key.startsWith(NOT_MINE)) {
+      if (!KNOWN.contains(key) && !key.startsWith(NOT_MINE) && !key.startsWith(HEADER) && !key.startsWith(SECRET_HEADER)) {
         throw new InvalidInputException("options." + key, "unknown option of channel http; the known ones are "
-            + String.join(", ", KNOWN));
+            + String.join(", ", KNOWN) + ", " + HEADER + "<name>, " + SECRET_HEADER + "<name>");
       }
     }
   }
 
-  /** @throws InvalidInputException naming {@code options.<key>} */
-  static HttpOptions of(NoticeDefinition d, Duration defaultTimeout, int defaultConcurrency) {
+  /**
+   * @param open opens a secret option's value (sealed at rest by a server)
+   * @throws InvalidInputException naming {@code options.<key>}
+   */
+  static HttpOptions of(NoticeDefinition d, Duration defaultTimeout, int defaultConcurrency,
+      java.util.function.UnaryOperator<String> open) {
     Duration timeout = defaultTimeout;
     String t = d.option(TIMEOUT, null);
     if (t != null) {
@@ -106,7 +134,38 @@ record HttpOptions(
         throw new InvalidInputException("options." + FAILOVER_AFTER, "must be a whole number from 1 to 1000, was '" + a + "'");
       }
     }
-    return new HttpOptions(timeout, expected, Signer.parse(d.option(SECRETS, null)), cap, concurrency, rate,
-        fallbacks, failoverAfter);
+    String secrets = d.option(SECRETS, null);
+    return new HttpOptions(timeout, expected, Signer.parse(secrets == null ? null : open.apply(secrets)), cap,
+        concurrency, rate, fallbacks, failoverAfter, headers(d, open), TlsIdentity.of(d, open),
+        OAuth2Client.of(d, open));
+  }
+
+  private static final java.util.regex.Pattern HEADER_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,79}");
+
+  /** @throws InvalidInputException naming {@code options.<key>} */
+  private static List<Header> headers(NoticeDefinition d, java.util.function.UnaryOperator<String> open) {
+    List<Header> out = new java.util.ArrayList<>();
+    for (java.util.Map.Entry<String, String> e : d.options().entrySet()) {
+      String key = e.getKey();
+      boolean secret = key.startsWith(SECRET_HEADER);
+      if (!secret && !key.startsWith(HEADER)) {
+        continue;
+      }
+      String name = key.substring(secret ? SECRET_HEADER.length() : HEADER.length());
+      if (!HEADER_NAME.matcher(name).matches()) {
+        throw new InvalidInputException("options." + key, "'" + name + "' is not a header name (lower-case letters,"
+            + " digits and '-')");
+      }
+      if (OWN_HEADERS.contains(name) || name.startsWith("webhook-")) {
+        throw new InvalidInputException("options." + key, "header " + name + " is the channel's own; it cannot be"
+            + " replaced");
+      }
+      String value = secret ? open.apply(e.getValue()) : e.getValue();
+      if (value.isEmpty() || value.chars().anyMatch(ch -> ch < 0x20 && ch != '\t' || ch == 0x7f)) {
+        throw new InvalidInputException("options." + key, "must be a header value: not empty, no control characters");
+      }
+      out.add(new Header(name, value, secret));
+    }
+    return List.copyOf(out);
   }
 }

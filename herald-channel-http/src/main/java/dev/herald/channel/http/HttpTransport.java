@@ -53,6 +53,8 @@ final class HttpTransport implements AutoCloseable {
   /** How long an idle connection is kept for reuse, at most (less when the receiver's Keep-Alive says so). */
   static final long KEEP_ALIVE_SECONDS = 30;
   private static final ContentType JSON = ContentType.create("application/json");
+  /** An OAuth 2.0 token request's body. */
+  static final ContentType FORM = ContentType.create("application/x-www-form-urlencoded");
 
   private final CloseableHttpAsyncClient client;
   /** Ends exchanges that outlive their timeout (the client's own timeouts are per read, not per exchange). */
@@ -118,6 +120,12 @@ final class HttpTransport implements AutoCloseable {
    * {@link GuardedResolver.Refused} in the cause chain when the guard refused the target's address.
    */
   CompletableFuture<Answer> post(Target target, List<String> headers, byte[] body, Duration timeout, int bodyLimit) {
+    return post(target, headers, body, JSON, timeout, bodyLimit);
+  }
+
+  /** {@link #post(Target, List, byte[], Duration, int)} with a body of another type. */
+  CompletableFuture<Answer> post(Target target, List<String> headers, byte[] body, ContentType type, Duration timeout,
+      int bodyLimit) {
     HttpHost host = new HttpHost(target.endpoint().scheme(), target.host(), target.endpoint().port());
     String path = target.uri().getRawPath();
     if (path == null || path.isEmpty()) {
@@ -132,7 +140,7 @@ final class HttpTransport implements AutoCloseable {
     }
     LimitedResponse consumer = new LimitedResponse(bodyLimit);
     CompletableFuture<Answer> answer = new CompletableFuture<>();
-    Future<Answer> exchange = client.execute(new BasicRequestProducer(request, AsyncEntityProducers.create(body, JSON)),
+    Future<Answer> exchange = client.execute(new BasicRequestProducer(request, AsyncEntityProducers.create(body, type)),
         consumer, new FutureCallback<>() {
           @Override
           public void completed(Answer a) {

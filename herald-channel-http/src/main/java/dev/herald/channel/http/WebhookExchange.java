@@ -31,7 +31,8 @@ final class WebhookExchange {
   private static final java.util.Set<String> OWN_HEADERS =
       java.util.Set.of("content-type", "user-agent", "herald-attempt", "traceparent", "content-length", "host");
 
-  private final HttpTransport transport;
+  private final Transports transports;
+  private final OAuth2Tokens tokens;
   private final TargetPolicy policy;
   private final Clock clock;
   private final String userAgent;
@@ -41,10 +42,11 @@ final class WebhookExchange {
 
   private final java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders;
 
-  WebhookExchange(HttpTransport transport, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout,
-      java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders) {
+  WebhookExchange(Transports transports, OAuth2Tokens tokens, TargetPolicy policy, Clock clock, String userAgent,
+      Duration connectTimeout, java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders) {
+    this.transports = transports;
+    this.tokens = tokens;
     this.extraHeaders = extraHeaders;
-    this.transport = transport;
     this.policy = policy;
     this.clock = clock;
     this.userAgent = userAgent;
@@ -70,15 +72,43 @@ final class WebhookExchange {
     if (failover != null) {
       log.append(failover).append('\n');
     }
+    HttpTransport transport;
+    try {
+      transport = transports.of(o.tls());
+    } catch (IllegalStateException e) {
+      return CompletableFuture.completedFuture(AttemptOutcome.neutral(DeliveryResult.retry(e.getMessage()
+          + "\n(no request sent)")));
+    }
+    if (o.tls() != null && o.tls().subject() != null) {
+      log.append("(TLS client certificate: ").append(o.tls().subject()).append(")\n");
+    }
     byte[] body = d.notice().payload().getBytes(StandardCharsets.UTF_8);
     List<String> headers = headers(d, t, o, body, log);
     CompletableFuture<AttemptOutcome> outcome = new CompletableFuture<>();
-    send(d, t, o, endpoint, headers, body, log, t0, 0, outcome);
+    if (o.oauth2() == null) {
+      send(transport, d, t, o, endpoint, headers, body, log, t0, 0, outcome, null);
+      return outcome;
+    }
+    tokens.token(o.oauth2(), o.timeout()).whenComplete((token, error) -> {
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        String why = cause instanceof OAuth2Tokens.Refused ? cause.getMessage() : "cannot get an OAuth 2.0 token: " + cause;
+        // not the receiver's failure: its circuit is left alone
+        outcome.complete(AttemptOutcome.neutral(DeliveryResult.retry(why + "\n(no request sent)")));
+        return;
+      }
+      List<String> withToken = new java.util.ArrayList<>(headers);
+      withToken.add("authorization");
+      withToken.add("Bearer " + token.value());
+      log.append("> authorization: Bearer **** (OAuth 2.0 client credentials)\n");
+      send(transport, d, t, o, endpoint, withToken, body, log, t0, 0, outcome, token.value());
+    });
     return outcome;
   }
 
-  private void send(Delivery d, Target t, HttpOptions o, EndpointState endpoint, List<String> headers, byte[] body,
-      StringBuilder log, long t0, int resends, CompletableFuture<AttemptOutcome> outcome) {
+  private void send(HttpTransport transport, Delivery d, Target t, HttpOptions o, EndpointState endpoint,
+      List<String> headers, byte[] body, StringBuilder log, long t0, int resends,
+      CompletableFuture<AttemptOutcome> outcome, String bearer) {
     long sentAt = System.nanoTime();
     Duration left = o.timeout().minusNanos(sentAt - t0);
     if (left.isNegative() || left.isZero()) {
@@ -96,6 +126,9 @@ final class WebhookExchange {
       try {
         if (error == null) {
           endpoint.answered(System.nanoTime());
+          if (bearer != null && answer.status() == 401) {
+            tokens.rejected(o.oauth2(), bearer); // the next attempt fetches a new token
+          }
           outcome.complete(judge.judge(answer, t, o, log, t0));
           return;
         }
@@ -114,7 +147,7 @@ final class WebhookExchange {
           log.append("< (connection closed before any byte of a response: ").append(TransportErrors.message(cause))
               .append("; a kept-alive connection the receiver had closed, so the request never reached it;"
                   + " sent again at once, not counted as an attempt)\n");
-          send(d, t, o, endpoint, headers, body, log, t0, resends + 1, outcome);
+          send(transport, d, t, o, endpoint, headers, body, log, t0, resends + 1, outcome, bearer);
         } else {
           outcome.complete(transportFailure(TransportErrors.describe(cause, t, connectTimeout, o.timeout()), log, t0));
         }
@@ -152,6 +185,11 @@ final class WebhookExchange {
     header(h, log, "herald-attempt", Integer.toString(d.attempt()));
     if (d.traceparent() != null) {
       header(h, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
+    }
+    for (HttpOptions.Header extra : o.headers()) {
+      h.add(extra.name());
+      h.add(extra.value());
+      log.append("> ").append(extra.name()).append(": ").append(extra.secret() ? "****" : extra.value()).append('\n');
     }
     for (java.util.Map.Entry<String, String> e : extraHeaders.apply(d).entrySet()) {
       String name = e.getKey().toLowerCase(java.util.Locale.ROOT);

@@ -13,7 +13,9 @@ import java.util.concurrent.Executors;
 
 /**
  * Runs handlers registered by name, each attempt on its own virtual thread, so a handler may block
- * on I/O freely. The engine bounds how many run at once.
+ * on I/O freely. The engine bounds how many run at once. A handler's exception is a retry, unless the
+ * definition's exception strategy says it fails for good ({@code fail-on}, {@code retry-on}: see
+ * {@link ExceptionStrategy}).
  */
 public final class LocalChannel implements Channel {
   public static final String NAME = "local";
@@ -50,9 +52,27 @@ public final class LocalChannel implements Channel {
         result = DeliveryResult.retry("handler returned null");
       }
     } catch (Exception e) {
-      result = DeliveryResult.retry(describe(e));
+      result = strategy(d.definition()).failsForGood(e)
+          ? DeliveryResult.fail("fails for good (options.fail-on): " + describe(e))
+          : DeliveryResult.retry(describe(e));
     }
     return ctx.newDescription() == null ? result : result.withDescription(ctx.newDescription());
+  }
+
+  /** A definition's exception strategy; a bad one (saved by an older version) retries, as none. */
+  private static ExceptionStrategy strategy(dev.herald.NoticeDefinition d) {
+    try {
+      return ExceptionStrategy.of(d);
+    } catch (dev.herald.InvalidInputException e) {
+      return ExceptionStrategy.NONE;
+    }
+  }
+
+  /** Refuses a definition whose {@code fail-on} or {@code retry-on} option is not a list of class names. */
+  @Override
+  public void validate(dev.herald.NoticeDefinition definition) {
+    Channel.super.validate(definition);
+    ExceptionStrategy.of(definition);
   }
 
   /** Longest stack trace kept in an attempt's detail; the rest is cut with a marker. */

@@ -91,6 +91,7 @@ class ConsoleSecurity {
             .requestMatchers(HttpMethod.POST, "/console/definitions/**").hasRole("ADMIN")
             .requestMatchers(HttpMethod.POST, "/console/endpoints/**").access((auth, ctx) ->
                 new AuthorizationDecision(everyTenantAdmin(auth.get()))) // endpoints are every tenant's
+            .requestMatchers(HttpMethod.POST, "/console/event-endpoints/**").hasRole("ADMIN") // a tenant's own
             .requestMatchers(HttpMethod.POST, "/console/logout", "/console/account/**").authenticated()
             .requestMatchers(HttpMethod.POST, "/console/**").hasAnyRole("ADMIN", "OPERATOR")
             .anyRequest().authenticated())
