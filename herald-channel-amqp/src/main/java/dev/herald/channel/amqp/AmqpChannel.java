@@ -5,6 +5,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import dev.herald.internal.Completions;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Publishes notices to RabbitMQ (AMQP 0-9-1) as persistent messages with {@code mandatory} set, in
@@ -48,7 +50,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * }</pre>
  *
  * <p>Each broker has its own connection and limit of unconfirmed messages: a broker that is down,
- * slow to confirm or blocked by a resource alarm holds up only its own notices.
+ * slow to confirm or blocked by a resource alarm holds up only its own notices. Each exchange has its
+ * own channel, on which many messages are in flight at once (up to {@code maxInFlightPerExchange}):
+ * confirms settle the messages they name as they come, so one slow confirm holds up nothing else.
  */
 public final class AmqpChannel implements Channel {
   /** The default channel name, used by definitions as {@code .channel("amqp", "exchange/key")}. */
@@ -62,6 +66,8 @@ public final class AmqpChannel implements Channel {
 
   static final String OPTION_BROKER = "broker";
   static final String OPTION_CONFIRM_TIMEOUT = "confirm-timeout";
+  /** How often overdue confirms are looked for: a confirm timeout is kept to within this. */
+  private static final long SWEEP_MILLIS = 50;
 
   private final String name;
   private final Map<String, BrokerPublisher> brokers;
@@ -71,6 +77,7 @@ public final class AmqpChannel implements Channel {
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-amqp-", 0).factory());
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("herald-amqp-confirms").factory());
+  private final Completions completions = new Completions(executor);
   private volatile boolean closed;
 
   private AmqpChannel(Builder b) {
@@ -78,9 +85,14 @@ public final class AmqpChannel implements Channel {
     this.confirmTimeout = b.confirmTimeout;
     Map<String, BrokerPublisher> m = new LinkedHashMap<>();
     b.brokers.forEach((n, f) -> m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay,
-        b.maxInFlightPerBroker, executor, timer, b.clock)));
+        b.maxInFlightPerBroker, Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions,
+        timer, b.clock)));
     this.brokers = Map.copyOf(m);
     this.defaultBroker = b.brokers.size() == 1 ? b.brokers.keySet().iterator().next() : null;
+    timer.scheduleWithFixedDelay(() -> {
+      long now = System.nanoTime();
+      brokers.values().forEach(p -> p.sweep(now));
+    }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   public static Builder builder() {
@@ -205,6 +217,7 @@ public final class AmqpChannel implements Channel {
     private Duration reconnectDelay = Duration.ofSeconds(1);
     private Duration busyDelay = Duration.ofMillis(200);
     private int maxInFlightPerBroker = 1000;
+    private int maxInFlightPerExchange = 500;
     private Clock clock = Clock.systemUTC();
 
     private Builder() {}
@@ -263,6 +276,16 @@ public final class AmqpChannel implements Channel {
       return this;
     }
 
+    /**
+     * Most messages queued or awaiting a confirm per exchange on a broker, so that an exchange slow
+     * to confirm leaves the rest of its broker's room to the others; more are deferred. 500 by default
+     * (at most {@code maxInFlightPerBroker}).
+     */
+    public Builder maxInFlightPerExchange(int max) {
+      this.maxInFlightPerExchange = max;
+      return this;
+    }
+
     /** How long a deferred delivery waits (broker busy or blocked); 200ms by default. */
     public Builder busyDelay(Duration delay) {
       this.busyDelay = delay;
@@ -288,6 +311,9 @@ public final class AmqpChannel implements Channel {
       positive(busyDelay, "busyDelay");
       if (maxInFlightPerBroker < 1) {
         throw new InvalidInputException("maxInFlightPerBroker", "must be at least 1, was " + maxInFlightPerBroker);
+      }
+      if (maxInFlightPerExchange < 1) {
+        throw new InvalidInputException("maxInFlightPerExchange", "must be at least 1, was " + maxInFlightPerExchange);
       }
       for (ConnectionFactory f : brokers.values()) {
         f.setConnectionTimeout((int) connectTimeout.toMillis());
