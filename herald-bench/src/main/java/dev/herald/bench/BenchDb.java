@@ -79,7 +79,9 @@ abstract class BenchDb implements AutoCloseable {
               continue;
             }
             String[] f = stat.substring(close + 2).split(" ");
-            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+            // utime, stime (fields 14, 15) and cutime, cstime (16, 17): the CPU of children that ended, such as
+            // PostgreSQL backends of a closed pool, stays counted in their parent's
+            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
             any = true;
           } catch (IOException | RuntimeException e) {
             // the process ended meanwhile
