@@ -94,7 +94,7 @@ public final class Bench {
                 case "intake" -> Intake.run(ctx, db);
                 case "scale" -> Scale.run(ctx, db);
                 case "roof" -> Roof.run(ctx, db);
-                case "brokers" -> Brokers.run(ctx, db, tmp);
+                case "brokers" -> Brokers.run(ctx, db);
                 case "mixed" -> Mixed.run(ctx, db);
                 default -> throw new IllegalStateException(c);
               }

@@ -44,9 +44,9 @@ final class Brokers {
 
   private Brokers() {}
 
-  static void run(Bench.Ctx ctx, BenchDb db, Path tmp) {
+  static void run(Bench.Ctx ctx, BenchDb db) {
     Options o = ctx.o();
-    try (AmqpBroker amqp = o.amqpBroker.equals("rabbitmq") ? RabbitMq.start(tmp) : Qpid.start();
+    try (AmqpBroker amqp = o.amqpBroker.equals("rabbitmq") ? RabbitMq.start() : Qpid.start();
         Kafka kafka = Kafka.start()) {
       int warm = Math.min(o.jitWarmup, o.n);
       if (warm > 0) { // compiles every path before anything is measured; not recorded
@@ -76,8 +76,8 @@ final class Brokers {
     Options o = ctx.o();
     Bench.Ctx slotted = new Bench.Ctx(o.withSlots(o.brokerSlots), ctx.sink());
     List<Result> out = new java.util.ArrayList<>();
-    try (BenchDb.Space space = db.open(CASE + "-local")) {
-      out.add(BurnDown.herald(ctx, db, space, n, CASE, "local"));
+    try (BenchDb.Space space = db.open(CASE + "-local")) { // the same engine settings as the channels'
+      out.add(BurnDown.herald(slotted, db, space, n, CASE, "local"));
     }
     out.add(plainAmqp(o, amqpBroker, n, db.kind()));
     try (BenchDb.Space space = db.open(CASE + "-amqp")) {

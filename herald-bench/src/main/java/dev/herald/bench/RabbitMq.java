@@ -25,18 +25,22 @@ final class RabbitMq implements Brokers.AmqpBroker {
 
   private final Process process;
   private final int port;
+  private final Path dir;
+  private volatile long beam = -1;
 
-  private RabbitMq(Process process, int port) {
+  private RabbitMq(Process process, int port, Path dir) {
     this.process = process;
     this.port = port;
+    this.dir = dir;
   }
 
-  static RabbitMq start(Path tmp) throws Exception {
+  /** Starts a node; its files go to the system's temp dir (the bench's own is not open to the rabbitmq user). */
+  static RabbitMq start() throws Exception {
     if (!Files.isExecutable(Path.of(BINARY))) {
       throw new BenchException("rabbitmq-server not found at " + BINARY + "; install it with: " + INSTALL
           + ", or use --amqp-broker qpid");
     }
-    Path dir = Files.createTempDirectory(tmp, "rabbitmq");
+    Path dir = Files.createTempDirectory("herald-bench-rabbitmq");
     int port = freePort();
     int dist = freePort();
     Files.createDirectories(dir.resolve("mnesia"));
@@ -62,13 +66,15 @@ final class RabbitMq implements Brokers.AmqpBroker {
     env.put("RABBITMQ_LOG_BASE", dir.resolve("log").toString());
     env.put("RABBITMQ_CONFIG_FILE", dir.resolve("rabbitmq").toString());
     env.put("RABBITMQ_ENABLED_PLUGINS_FILE", dir.resolve("enabled_plugins").toString());
-    RabbitMq r = new RabbitMq(pb.start(), port);
+    RabbitMq r = new RabbitMq(pb.start(), port, dir);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
     while (true) {
       ConnectionFactory f = new ConnectionFactory();
       f.setUri(r.uri());
       try (Connection c = f.newConnection(); Channel ch = c.createChannel()) {
         ch.queueDeclare("bench", true, false, false, null);
+        r.beam = r.process.descendants().filter(h -> h.info().command().orElse("").endsWith("/" + PROCESS))
+            .mapToLong(ProcessHandle::pid).findFirst().orElse(-1);
         return r;
       } catch (IOException | java.util.concurrent.TimeoutException notYet) {
         if (!r.process.isAlive() || System.nanoTime() > deadline) {
@@ -98,7 +104,7 @@ final class RabbitMq implements Brokers.AmqpBroker {
 
   @Override
   public Map<String, Long> cpu() {
-    return BenchDb.cpu(PROCESS);
+    return BenchDb.cpu(PROCESS, beam);
   }
 
   /** Stops the node: the processes this started, children first. */
@@ -117,5 +123,6 @@ final class RabbitMq implements Brokers.AmqpBroker {
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       started.forEach(ProcessHandle::destroyForcibly);
     }
+    BenchDb.deleteTree(dir);
   }
 }
