@@ -69,6 +69,8 @@ public final class AmqpChannel implements Channel {
   /** How often overdue confirms are looked for: a confirm timeout is kept to within this. */
   private static final long SWEEP_MILLIS = 50;
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AmqpChannel.class);
+
   private final String name;
   private final Map<String, BrokerPublisher> brokers;
   private final String defaultBroker;
@@ -89,14 +91,23 @@ public final class AmqpChannel implements Channel {
         timer, b.clock)));
     this.brokers = Map.copyOf(m);
     this.defaultBroker = b.brokers.size() == 1 ? b.brokers.keySet().iterator().next() : null;
-    timer.scheduleWithFixedDelay(() -> {
-      long now = System.nanoTime();
-      brokers.values().forEach(p -> p.sweep(now));
-    }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** Retries overdue confirms; never throws, as a periodic task that throws is never run again. */
+  private void sweep() {
+    long now = System.nanoTime();
+    for (BrokerPublisher p : brokers.values()) {
+      try {
+        p.sweep(now);
+      } catch (RuntimeException e) {
+        log.error("AMQP channel '{}': looking for overdue confirms on broker '{}' failed", name, p.name(), e);
+      }
+    }
   }
 
   @Override

@@ -257,7 +257,10 @@ public final class KafkaChannel implements Channel {
     public void onCompletion(RecordMetadata meta, Exception e) {
       String topic = o.record().topic();
       if (e == null) {
-        knownTopics.put(topic, System.nanoTime());
+        long now = System.nanoTime();
+        if (knownTopics.put(topic, now) == null && knownTopics.size() > 1024) { // notices' own targets: many topics
+          knownTopics.values().removeIf(ackedAt -> now - ackedAt >= KNOWN_NANOS);
+        }
         finish(o, DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset()));
         return;
       }
