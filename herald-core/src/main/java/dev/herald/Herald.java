@@ -209,7 +209,8 @@ public final class Herald implements AutoCloseable {
     private Duration nodeTimeout = Duration.ofSeconds(2);
     private int claimBatch = 500;
     private int maxHeld = 10_000;
-    private int maxConcurrentDeliveries = 64;
+    private int maxConcurrentDeliveries = 1024;
+    private int maxConcurrentPerReceiver = 64;
     private Duration deliveryTimeout = Duration.ofMinutes(5);
     private int writeBatch = 1_000;
     private Duration shutdownTimeout = Duration.ofSeconds(30);
@@ -357,8 +358,19 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
+    /** Most attempts running at once on this node (default 1024): a bound on memory, not on any receiver. */
     public Builder maxConcurrentDeliveries(int n) {
       this.maxConcurrentDeliveries = n;
+      return this;
+    }
+
+    /**
+     * Most attempts running at once to one receiver (default 64): an http(s) origin, a handler, a
+     * broker's target. More wait in that receiver's line, first come first served, without holding
+     * the timer or other receivers.
+     */
+    public Builder maxConcurrentPerReceiver(int n) {
+      this.maxConcurrentPerReceiver = n;
       return this;
     }
 
@@ -448,7 +460,7 @@ public final class Herald implements AutoCloseable {
       // then takes back what it held at once.
       String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : OwnedDatabase.defaultNodeId();
       EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
-          maxConcurrentDeliveries, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
+          maxConcurrentDeliveries, maxConcurrentPerReceiver, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
           housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
           maxBacklog);
       OwnedDatabase db = OwnedDatabase.open(dataSource, h2File, jdbcUrl, jdbcUser, jdbcPassword, poolTuning);

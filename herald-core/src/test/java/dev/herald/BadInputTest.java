@@ -197,6 +197,9 @@ class BadInputTest {
         });
     assertThatThrownBy(() -> Herald.builder().h2File(dir.resolve("other")).maxHeld(0).build())
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("maxHeld"));
+    assertThatThrownBy(() -> Herald.builder().h2File(dir.resolve("other")).lookAhead(Duration.ofSeconds(Long.MAX_VALUE))
+        .build())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("lookAhead"));
   }
 
   @Test

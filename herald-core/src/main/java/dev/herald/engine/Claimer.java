@@ -51,6 +51,7 @@ final class Claimer {
     while (running.getAsBoolean()) {
       long wait = settings.pollInterval().toMillis();
       try {
+        ownership.answerRevocations();
         ownership.reconcile();
         int asked = Math.min(settings.claimBatch(), ownership.freeRoom());
         if (asked == 0 || asked < smallestClaim() && System.nanoTime() - lastClaim < settings.pollInterval().toNanos()) {
@@ -101,7 +102,11 @@ final class Claimer {
    * have committed) leaves ownership in doubt; one that failed before committing leaves nothing.
    */
   int claim(Instant now, Instant horizon, int limit) {
-    String token = ownership.claimToken();
+    return claim(ownership.claimToken(), now, horizon, limit);
+  }
+
+  /** {@link #claim(Instant, Instant, int)} under {@code token}; nothing if it is null. */
+  int claim(String token, Instant now, Instant horizon, int limit) {
     if (token == null || !ownership.reserve(limit)) {
       return 0;
     }

@@ -255,7 +255,8 @@ public final class DeliveryEngine {
     ownership.timer().wakeUp();
     join(pollerThread);
     join(timerThread);
-    List<HeldNotice> unstarted = ownership.holdings().drainTimer();
+    List<HeldNotice> unstarted = new ArrayList<>(ownership.holdings().drainTimer());
+    unstarted.addAll(firing.drainLines());
     ownership.release(unstarted.stream().map(h -> h.row).toList(), "release unstarted notices at shutdown");
     unstarted.forEach(ownership.holdings()::done);
     while (ownership.holdings().running() > 0 && System.nanoTime() < deadline) {
@@ -358,7 +359,7 @@ public final class DeliveryEngine {
     while (true) {
       Instant now = clock.instant();
       ownership.reconcile();
-      claimer.claim(now, now, Math.min(settings.claimBatch(), ownership.freeRoom()));
+      claimer.claim(ownership.manualToken(), now, now, Math.min(settings.claimBatch(), ownership.freeRoom()));
       List<Recorder.Pending> outcomes = firing.fireDueNow(now.toEpochMilli(), attempted);
       if (outcomes.isEmpty()) {
         return attempted.size();

@@ -14,7 +14,9 @@ import java.time.Duration;
  *     (less a quarter, for clock skew); it beats every quarter of it
  * @param claimBatch most notices per claim query
  * @param maxHeld most notices held in memory (timer plus in flight plus awaiting write): flow control
- * @param maxConcurrentDeliveries most attempts running at once
+ * @param maxConcurrentDeliveries most attempts running at once on this node
+ * @param maxConcurrentPerReceiver most attempts running at once to one receiver (an http(s) origin,
+ *     a handler, a broker's target); more wait in that receiver's line without holding the others
  * @param deliveryTimeout an attempt still running after this counts as failed
  * @param writeBatch most outcomes recorded per transaction (group commit)
  * @param shutdownTimeout how long close() waits for running attempts
@@ -36,6 +38,7 @@ public record EngineSettings(
     int claimBatch,
     int maxHeld,
     int maxConcurrentDeliveries,
+    int maxConcurrentPerReceiver,
     Duration deliveryTimeout,
     int writeBatch,
     Duration shutdownTimeout,
@@ -65,6 +68,7 @@ public record EngineSettings(
     atLeastOne("claimBatch", claimBatch);
     atLeastOne("maxHeld", maxHeld);
     atLeastOne("maxConcurrentDeliveries", maxConcurrentDeliveries);
+    atLeastOne("maxConcurrentPerReceiver", maxConcurrentPerReceiver);
     atLeastOne("writeBatch", writeBatch);
     atLeastOne("maxPayloadBytes", maxPayloadBytes);
     atLeastOne("circuitFailureThreshold", circuitFailureThreshold);
@@ -91,9 +95,15 @@ public record EngineSettings(
     return (definitions.isEmpty() || definitions.contains(definition)) && (shards.isEmpty() || shards.contains(shard));
   }
 
+  /** The longest setting accepted: ten years (the engine adds settings to instants stored as epoch millis). */
+  private static final Duration LONGEST = Duration.ofDays(3650);
+
   private static void positive(String field, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
       throw new InvalidInputException(field, "must be a positive duration, was " + d);
+    }
+    if (d.compareTo(LONGEST) > 0) {
+      throw new InvalidInputException(field, "must be at most " + LONGEST.toDays() + " days, was " + d);
     }
   }
 

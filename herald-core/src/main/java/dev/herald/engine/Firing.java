@@ -36,7 +36,10 @@ final class Firing {
   private final Recorder recorder;
   private final Listeners listeners;
   private final BooleanSupplier running;
+  /** Attempts running at once on this node: a bound on memory and threads, not on any one receiver. */
   private final Semaphore slots;
+  /** Attempts running at once per receiver: a slow receiver waits in its own line. */
+  private final ReceiverLanes lanes;
 
   Firing(EngineSettings settings, Clock clock, Ownership ownership, ChannelRegistry channels, AttemptObserver observer,
       Judge judge, Recorder recorder, Listeners listeners, BooleanSupplier running) {
@@ -50,6 +53,7 @@ final class Firing {
     this.listeners = listeners;
     this.running = running;
     this.slots = new Semaphore(settings.maxConcurrentDeliveries());
+    this.lanes = new ReceiverLanes(settings.maxConcurrentPerReceiver());
   }
 
   /** The timer thread's loop, until the engine stops. */
@@ -84,7 +88,10 @@ final class Firing {
     return settings.maxConcurrentDeliveries() - slots.availablePermits();
   }
 
-  /** Waits for a delivery slot and starts the attempt, unless the notice was taken meanwhile. */
+  /**
+   * Waits for a delivery slot and starts the attempt, unless the notice was taken meanwhile or its
+   * receiver is at its limit (then it waits in the receiver's line, and this thread goes on).
+   */
   private void fire(HeldNotice h) throws InterruptedException {
     if (!running.getAsBoolean() || !acquireSlot()) {
       ownership.holdings().putBack(h); // released by close()
@@ -96,20 +103,53 @@ final class Firing {
       long now = clock.millis();
       if (!ownership.mayStart(h, now)) {
         notNow(h, now);
-      } else if (ownership.holdings().begin(h)) {
-        started = true;
-        attempt(h).whenComplete((pending, e) -> {
-          slots.release();
-          if (pending != null) {
-            recorder.submit(pending);
-          }
-        });
+        return;
       }
+      String receiver = receiverOf(h);
+      if (!lanes.enterOrWait(receiver, h)) {
+        return; // back to the timer when a place of its receiver frees
+      }
+      if (!ownership.holdings().begin(h)) {
+        nextInLine(receiver); // taken meanwhile: its place goes to the next
+        return;
+      }
+      started = true;
+      attempt(h).whenComplete((pending, e) -> {
+        slots.release();
+        nextInLine(receiver);
+        if (pending != null) {
+          recorder.submit(pending);
+        }
+      });
     } finally {
       if (!started) {
         slots.release();
       }
     }
+  }
+
+  /** The receiver a notice's attempt goes to, as the circuits know it; one key for notices without a definition. */
+  private static String receiverOf(HeldNotice h) {
+    return h.definition == null ? "" : SyncFirst.receiverOf(h.definition, h.row.notice().target());
+  }
+
+  /** A place of {@code receiver} is free: the next notice waiting for one goes back to the timer, due at once. */
+  private void nextInLine(String receiver) {
+    HeldNotice next = lanes.leave(receiver);
+    if (next != null) {
+      ownership.holdings().putBack(next);
+    }
+  }
+
+  /** Notices waiting for a place of their receiver, taken out of the lines (shutdown: they are released). */
+  List<HeldNotice> drainLines() {
+    List<HeldNotice> out = new ArrayList<>();
+    for (HeldNotice h : lanes.drain()) {
+      if (h.move(HeldNotice.Stage.WAITING, HeldNotice.Stage.TAKEN)) {
+        out.add(h);
+      }
+    }
+    return out;
   }
 
   /**

@@ -203,6 +203,18 @@ final class Holdings {
     return n;
   }
 
+  /** Notices held under {@code owner} being delivered or recorded. */
+  int runningOf(String owner) {
+    int n = 0;
+    for (HeldNotice h : held.values()) {
+      Stage s = h.stage();
+      if ((s == Stage.DELIVERING || s == Stage.RECORDING) && owner.equals(h.owner())) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** Notices being delivered or recorded. */
   int running() {
     int n = 0;

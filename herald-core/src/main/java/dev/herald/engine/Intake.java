@@ -163,9 +163,8 @@ final class Intake {
   /** The same row, leased by {@code owner} until {@code leaseUntil}: the engine will fire it from memory. */
   static NoticeRow preclaimed(NoticeRow row, String owner, Instant leaseUntil) {
     Notice n = row.notice();
-    Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.IN_FLIGHT, 0, n.fireAt(), n.nextAttemptAt(), null, null, n.createdAt(), n.updatedAt(), null,
-        n.target(), n.traceparent());
+    Notice leased = n.with().status(NoticeStatus.IN_FLIGHT).attempts(0).lastAttemptAt(null).lastError(null)
+        .finishedAt(null).build();
     return new NoticeRow(leased, owner, leaseUntil, row.version(), 0, row.shard());
   }
 }

@@ -4,16 +4,13 @@ import dev.herald.spi.NoticeStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's scheduled upkeep, beside the pipeline: the heartbeat ({@link Ownership#heartbeat}) and
- * the revocations other nodes' operators asked for, the backlog count for flow control, and
+ * The node's scheduled upkeep, beside the pipeline: the heartbeat ({@link Ownership#heartbeat}), the
+ * backlog count for flow control, and
  * housekeeping (definitions, silent nodes, old requests, history past its retention).
  */
 final class NodeUpkeep {
@@ -42,44 +39,17 @@ final class NodeUpkeep {
   }
 
   /**
-   * Proves this node alive (or retires an incarnation whose beat failed it), then lets go of the
-   * notices operators on other nodes asked for. Catches everything: a scheduled task that throws
+   * Proves this node alive (or retires an incarnation whose beat failed it), and nothing else: any
+   * other work on this thread could delay a beat. Catches everything: a scheduled task that throws
    * never runs again.
    */
   void heartbeat() {
     try {
       ownership.heartbeat();
-      revocations();
     } catch (Throwable e) {
       listeners.onEngineError("heartbeat", e);
       log.warn("Herald node {}: heartbeat failed: {}", settings.nodeId(), e.toString());
     }
-  }
-
-  /** Lets go of the unstarted notices that operators on other nodes asked for; running ones wait for their outcome. */
-  private void revocations() {
-    List<UUID> asked = new ArrayList<>();
-    for (String token : ownership.tokens()) {
-      asked.addAll(store.revocationsFor(token));
-    }
-    if (asked.isEmpty()) {
-      return;
-    }
-    List<HeldNotice> taken = new ArrayList<>();
-    List<UUID> answered = new ArrayList<>();
-    for (UUID id : asked) {
-      Holdings.Taken t = ownership.holdings().take(id);
-      switch (t.result()) {
-        case TAKEN -> taken.add(t.notice());
-        case NOT_HELD -> ownership.suspect(id); // owned here by no memory, perhaps: the poller releases it
-        case BUSY -> {
-          continue; // answered once its attempt is recorded
-        }
-      }
-      answered.add(id);
-    }
-    ownership.letGo(taken);
-    store.clearRevocations(answered);
   }
 
   /** Notices due and undelivered as last counted (only when a backlog limit is set). */

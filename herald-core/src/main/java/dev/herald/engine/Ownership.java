@@ -1,9 +1,7 @@
 package dev.herald.engine;
 
-import dev.herald.HeraldException;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeStatus;
-import dev.herald.engine.Incarnation.State;
 import dev.herald.spi.Change;
 import dev.herald.spi.NoticeRow;
 import dev.herald.spi.NoticeStore;
@@ -16,7 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,13 +22,10 @@ import org.slf4j.LoggerFactory;
  * The one owner of "what this node holds": its incarnations (the tokens notice rows name as their
  * owner) and the notices held in memory under them ({@link Holdings}).
  *
- * <p><b>Incarnations.</b> A token claims only once its {@code herald_node} row has committed, so no
- * other node ever sees a claim by a token it thinks dead. The heartbeat renews the current token
- * and fences it: no attempt starts later than three quarters of the node timeout after the last
- * beat that came back in time. A token that must go (its beat came back too late, or was refused)
- * is <em>retired</em>, never dropped: nothing new starts under it, what it held unstarted is
- * released, it keeps beating while anything of it is still held (an attempt running, an outcome
- * being written), and only then are its last rows released and its node row forgotten.
+ * <p><b>Incarnations</b> ({@link Incarnations}): a token claims only once its {@code herald_node}
+ * row has committed, so no other node ever sees a claim by a token it thinks dead; a token that must
+ * go is <em>retired</em>, never dropped: nothing new starts under it, what it held unstarted is let
+ * go, it keeps beating while anything of it is still held, and only then is it forgotten.
  *
  * <p><b>Reconciliation.</b> A claim, release or operator write whose answer was lost may leave rows
  * owned by this node's tokens that no memory holds; nobody else would claim them while the token
@@ -48,7 +42,6 @@ final class Ownership {
   private final NoticeStore store;
   private final Clock clock;
   private final String nodeId;
-  private final long timeoutMillis;
   private final Duration reach;
   private final int sweepLimit;
   private final long sweepEveryNanos;
@@ -58,13 +51,14 @@ final class Ownership {
   /** Wakes the poller: a new incarnation may claim, rows wait to be released. */
   private volatile Runnable wake = () -> {};
 
-  private volatile Incarnation current;
-  private final List<Incarnation> retired = new CopyOnWriteArrayList<>();
+  private final Incarnations incarnations;
   private final Set<UUID> suspects = ConcurrentHashMap.newKeySet();
   /** Rows let go by threads that must not wait for the database (timer, heartbeat): the poller releases them. */
   private final java.util.Queue<NoticeRow> toRelease = new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean sweepRequested;
   private volatile long nextSweepNanos;
+  private final long revocationEveryNanos;
+  private volatile long nextRevocationsNanos;
 
   /**
    * @param reach how far past now a held notice can be due (look-ahead plus node timeout): the
@@ -75,15 +69,16 @@ final class Ownership {
     this.store = store;
     this.clock = clock;
     this.nodeId = nodeId;
-    this.timeoutMillis = nodeTimeout.toMillis();
     this.reach = reach;
     this.sweepLimit = maxHeld + 1_000;
     this.sweepEveryNanos = sweepEvery.toNanos();
     this.listeners = listeners;
     this.room = new Semaphore(maxHeld);
     this.holdings = new Holdings(new DueTimer(), room);
-    this.current = new Incarnation(nodeId);
+    this.incarnations = new Incarnations(store, clock, nodeId, nodeTimeout, reach, listeners, holdings, this::letGo,
+        () -> wake.run());
     this.nextSweepNanos = System.nanoTime() + sweepEveryNanos;
+    this.revocationEveryNanos = nodeTimeout.toNanos() / 4;
   }
 
   /** How to wake the poller, which claims for a new incarnation and releases what others let go. */
@@ -118,169 +113,52 @@ final class Ownership {
 
   /** Registers the current incarnation now (at start); throws if the database cannot. */
   void register() {
-    Incarnation inc = current;
-    registerOrThrow(inc);
+    incarnations.register();
   }
 
   /** Whether the current incarnation is registered; registers it first if not (manual driving). */
   boolean ensureRegistered() {
-    Incarnation inc = current;
-    return inc.state == State.LIVE || tryRegister(inc);
+    return incarnations.ensureRegistered();
   }
 
-  private boolean tryRegister(Incarnation inc) {
-    try {
-      registerOrThrow(inc);
-      return true;
-    } catch (RuntimeException e) {
-      listeners.onEngineError("register " + inc.token, e);
-      log.warn("Herald node {}: cannot register {} yet ({}); claiming waits for it", nodeId, inc.token, e.getMessage());
-      return false;
-    }
-  }
-
-  private void registerOrThrow(Incarnation inc) {
-    long now = clock.millis();
-    store.registerNode(inc.token, nodeId, Instant.ofEpochMilli(now));
-    synchronized (this) {
-      if (inc == current && inc.state == State.NEW) {
-        inc.fencedAt = now + fenceAfter();
-        inc.state = State.LIVE;
-      }
-    }
-  }
-
-  /**
-   * The token claims go under, or null while the current incarnation is not registered or is past
-   * its fence (its last beat too old to be sure the database still counts it alive: it would see its
-   * own notices as free, and what it claimed it could not start anyway).
-   */
+  /** See {@link Incarnations#claimToken}. */
   String claimToken() {
-    Incarnation inc = current;
-    return inc.state == State.LIVE && clock.millis() < inc.fencedAt ? inc.token : null;
+    return incarnations.claimToken();
   }
 
-  /** The current incarnation's token, registered or not (for logs). */
+  /** See {@link Incarnations#manualToken}. */
+  String manualToken() {
+    return incarnations.manualToken();
+  }
+
   String currentToken() {
-    return current.token;
+    return incarnations.currentToken();
   }
 
   /** Whether an attempt may start now for {@code h}: held under the live current token, within its fence. */
   boolean mayStart(HeldNotice h, long nowMillis) {
-    Incarnation inc = current;
-    return inc.state == State.LIVE && inc.token.equals(h.owner()) && nowMillis < inc.fencedAt;
+    return incarnations.mayStart(h, nowMillis);
   }
 
   /** Whether a notice held under {@code owner} may stay held after its outcome (a retry kept in memory). */
   boolean keepsUnder(String owner) {
-    Incarnation inc = current;
-    return inc.state == State.LIVE && inc.token.equals(owner);
+    return incarnations.keepsUnder(owner);
   }
 
   /** Whether {@code owner} is one of this node's incarnations, current or retired but still remembered. */
   boolean isMine(String owner) {
-    if (owner == null) {
-      return false;
-    }
-    if (current.token.equals(owner)) {
-      return true;
-    }
-    for (Incarnation inc : retired) {
-      if (inc.token.equals(owner)) {
-        return true;
-      }
-    }
-    return false;
+    return incarnations.isMine(owner);
   }
 
-  /** Every token of this node still remembered: the current one and the retired ones. */
+  /** Every token of this node still remembered. */
   List<String> tokens() {
-    List<String> out = new ArrayList<>();
-    out.add(current.token);
-    retired.forEach(inc -> out.add(inc.token));
-    return out;
+    return incarnations.tokens();
   }
 
-  /**
-   * The heartbeat: registers the current incarnation if it is not yet, else renews it, retiring it
-   * if the beat was refused or came back too late to be sure no other node took over meanwhile; then
-   * beats the retired ones that still hold something, and forgets those that hold nothing.
-   */
+  /** The heartbeat: see {@link Incarnations#heartbeat}. */
   void heartbeat() {
-    Incarnation inc = current;
-    if (inc.state == State.NEW) {
-      if (tryRegister(inc)) {
-        wake.run();
-      }
-    } else {
-      long now = clock.millis();
-      boolean refreshed = store.heartbeat(inc.token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis));
-      boolean inTime = refreshed && clock.millis() < inc.fencedAt;
-      synchronized (this) {
-        if (inc == current && inTime) {
-          inc.fencedAt = now + fenceAfter();
-          inc = null;
-        }
-      }
-      if (inc != null) {
-        retire(inc, refreshed);
-      }
-    }
-    tendRetired();
+    incarnations.heartbeat();
     holdings.expireSupersessions(clock.millis() - 60_000);
-  }
-
-  /** Replaces the current incarnation, because its beat was refused ({@code !stillBeating}) or came back late. */
-  private void retire(Incarnation inc, boolean stillBeating) {
-    synchronized (this) {
-      if (inc != current) {
-        return;
-      }
-      inc.fencedAt = 0;
-      inc.state = stillBeating ? State.RETIRING : State.LAPSED;
-      retired.add(inc);
-      current = new Incarnation(nodeId);
-    }
-    List<HeldNotice> unstarted = holdings.takeUnstartedOf(inc.token);
-    letGo(unstarted);
-    String why = stillBeating
-        ? "its heartbeat came back after the fence (a slow database or a clock step); it keeps beating until what"
-            + " runs under it is recorded"
-        : "it missed its heartbeats for longer than the node timeout; other nodes may have taken over its notices";
-    listeners.onEngineError("heartbeat", new HeraldException("node " + nodeId + ": incarnation " + inc.token
-        + " retired: " + why + "; continuing as " + current.token + " (" + unstarted.size()
-        + " unstarted notice(s) released)"));
-    log.warn("Herald node {}: retired {}: {}; continuing as {}, released {} unstarted notice(s)", nodeId, inc.token,
-        why, current.token, unstarted.size());
-    if (tryRegister(current)) {
-      wake.run();
-    }
-  }
-
-  /** Beats the retired incarnations that still hold something; releases and forgets those that hold nothing. */
-  private void tendRetired() {
-    for (Incarnation inc : retired) {
-      try {
-        if (holdings.countOf(inc.token) == 0) {
-          Instant now = clock.instant();
-          store.releaseHeld(inc.token, now, now.plus(reach));
-          store.forgetNode(inc.token);
-          retired.remove(inc);
-          log.info("Herald node {}: forgot retired incarnation {}", nodeId, inc.token);
-        } else if (inc.state == State.RETIRING) {
-          long now = clock.millis();
-          if (!store.heartbeat(inc.token, Instant.ofEpochMilli(now), Instant.ofEpochMilli(now - timeoutMillis))) {
-            inc.state = State.LAPSED;
-          }
-        }
-      } catch (RuntimeException e) {
-        listeners.onEngineError("tend retired incarnation " + inc.token, e);
-      }
-    }
-  }
-
-  private long fenceAfter() {
-    return timeoutMillis * 3 / 4;
   }
 
   // ================================================================ holding
@@ -379,23 +257,64 @@ final class Ownership {
         stray.add(row);
       }
     }
+    int released = 0;
     if (!stray.isEmpty()) {
       if (Trace.on()) {
         Trace.log("strays of {}: {}", owners, Trace.rows(stray));
       }
       List<Change> releases = stray.stream().map(r -> Transitions.release(r, clock.instant())).toList();
       try {
-        store.apply(releases);
+        // Most "strays" of a sweep are notices recorded between its read and its look at memory: their
+        // releases find the row moved on and write nothing. Only the ones written were really stranded.
+        released = (int) store.apply(releases).stream().filter(dev.herald.spi.Applied::written).count();
       } catch (RuntimeException e) {
         stray.forEach(r -> suspects.add(r.id()));
         throw e;
       }
-      log.warn("Herald node {}: released {} notice(s) held under its own tokens by no memory (a write whose answer"
-          + " was lost, or a failed release): {}", nodeId, stray.size(),
-          stray.stream().limit(10).map(r -> r.id().toString()).toList());
+      if (released > 0) {
+        log.warn("Herald node {}: released {} notice(s) held under its own tokens by no memory (a write whose"
+            + " answer was lost, or a failed release)", nodeId, released);
+      }
     }
     checked.forEach(suspects::remove);
-    return stray.size();
+    return released;
+  }
+
+  // ================================================================ revocations
+
+  /**
+   * Answers what operators on other nodes asked of this node's tokens, at most once per {@code
+   * revocationEvery}: an unstarted notice is let go (its row released), one not in memory is suspected
+   * (reconciliation releases it if one of these tokens still owns it), one being delivered is answered
+   * once its outcome is recorded. On the poller's thread, never the heartbeat's: no beat waits for it.
+   */
+  void answerRevocations() {
+    if (System.nanoTime() - nextRevocationsNanos < 0) {
+      return;
+    }
+    nextRevocationsNanos = System.nanoTime() + revocationEveryNanos;
+    List<UUID> asked = new ArrayList<>();
+    for (String token : tokens()) {
+      asked.addAll(store.revocationsFor(token));
+    }
+    if (asked.isEmpty()) {
+      return;
+    }
+    List<HeldNotice> taken = new ArrayList<>();
+    List<UUID> answered = new ArrayList<>();
+    for (UUID id : asked) {
+      Holdings.Taken t = holdings.take(id);
+      switch (t.result()) {
+        case TAKEN -> taken.add(t.notice());
+        case NOT_HELD -> suspect(id);
+        case BUSY -> {
+          continue; // answered once its attempt is recorded
+        }
+      }
+      answered.add(id);
+    }
+    letGo(taken);
+    store.clearRevocations(answered);
   }
 
   // ================================================================ releases
@@ -438,10 +357,5 @@ final class Ownership {
       store.releaseHeld(token + PROVISIONAL, end, end.plus(reach));
       store.forgetNode(token);
     }
-  }
-
-  /** The ages of retired incarnations waiting to be forgotten (for tests and stats): their tokens. */
-  List<String> retiredTokens() {
-    return retired.stream().map(inc -> inc.token).toList();
   }
 }

@@ -143,7 +143,7 @@ final class Recorder {
           return;
         }
         log.warn("Herald: cannot record {} outcome(s), retrying in {} ms: {}", todo.size(), backoff, e.getMessage());
-        Thread.sleep(backoff);
+        TimeUnit.MILLISECONDS.sleep(backoff);
         backoff = Math.min(backoff * 2, 5_000);
       }
     }

@@ -14,10 +14,8 @@ final class Sanitized {
   static Change of(Change c, Throwable refusal) {
     Notice n = c.next().notice();
     String note = " [reduced: the database refused the original text: " + plain(String.valueOf(refusal.getMessage())) + "]";
-    Notice safe = new Notice(n.id(), n.definition(), n.payload(), plain(c.expected().notice().description()),
-        n.idempotencyKey(), n.status(), n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(),
-        n.lastError() == null ? null : plain(n.lastError()) + note, n.createdAt(), n.updatedAt(), n.finishedAt(),
-        n.target(), n.traceparent());
+    Notice safe = n.with().description(plain(c.expected().notice().description()))
+        .lastError(n.lastError() == null ? null : plain(n.lastError()) + note).build();
     NoticeRow next = c.next();
     Attempt a = c.attempt();
     Attempt safeAttempt = a == null ? null

@@ -87,9 +87,9 @@ public final class Transitions {
       }
       default -> throw new IllegalStateException("unknown outcome " + r.outcome());
     }
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), description, n.idempotencyKey(), status, number,
-        n.fireAt(), due, f.startedAt(), error, n.createdAt(), now, status.isFinished() ? now : null, n.target(),
-        n.traceparent());
+    Notice next = n.with().description(description).status(status).attempts(number).nextAttemptAt(due)
+        .lastAttemptAt(f.startedAt()).lastError(error).updatedAt(now).finishedAt(status.isFinished() ? now : null)
+        .build();
     if (alert != null) {
       alert = new AlertEvent(next, alert.failures(), alert.finalFailure(), alert.error(), alert.at());
     }
@@ -120,9 +120,7 @@ public final class Transitions {
     Instant due = now.plus(bounded(f.result().retryAfter()));
     boolean keep = keepUntil != null && !due.isAfter(keepUntil);
     NoticeStatus status = keep ? NoticeStatus.IN_FLIGHT : unheldStatus(row);
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now, null, n.target(),
-        n.traceparent());
+    Notice next = n.with().status(status).nextAttemptAt(due).updatedAt(now).finishedAt(null).build();
     return new Change(row, row.next(next, keep ? row.owner() : null, keep ? leaseUntil : Instant.EPOCH), null);
   }
 
@@ -154,9 +152,8 @@ public final class Transitions {
     Notice n = row.notice();
     String error = "not confirmed within " + def.confirmTimeout().toMillis() + " ms of delivery, "
         + row.attemptsInBudget() + " deliveries made";
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.DEAD, n.attempts(), n.fireAt(), null, n.lastAttemptAt(), error, n.createdAt(), now, now,
-        n.target(), n.traceparent());
+    Notice next = n.with().status(NoticeStatus.DEAD).nextAttemptAt(null).lastError(error).updatedAt(now)
+        .finishedAt(now).build();
     AlertEvent alert = def.alertPolicy().alertsOn(row.attemptsInBudget(), true)
         ? new AlertEvent(next, row.attemptsInBudget(), true, error, now)
         : null;
@@ -191,9 +188,8 @@ public final class Transitions {
   /** An unowned copy with a new status and due time (release, resend, cancel, confirm). */
   public static Change move(NoticeRow row, NoticeStatus status, Instant due, Instant now) {
     Notice n = row.notice();
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(), status,
-        n.attempts(), n.fireAt(), status.isFinished() ? null : due, n.lastAttemptAt(), n.lastError(), n.createdAt(),
-        now, status.isFinished() ? now : null, n.target(), n.traceparent());
+    Notice next = n.with().status(status).nextAttemptAt(status.isFinished() ? null : due).updatedAt(now)
+        .finishedAt(status.isFinished() ? now : null).build();
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -203,9 +199,9 @@ public final class Transitions {
     Instant fireAt = e.fireAt() != null ? e.fireAt() : n.fireAt();
     Instant due = e.fireAt() != null ? e.fireAt() : n.nextAttemptAt();
     NoticeStatus status = unheldStatus(row);
-    Notice next = new Notice(n.id(), n.definition(), e.payload() != null ? e.payload() : n.payload(), n.description(),
-        n.idempotencyKey(), status, n.attempts(), fireAt, due, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null, e.target() != null ? e.target() : n.target(), n.traceparent());
+    Notice next = n.with().payload(e.payload() != null ? e.payload() : n.payload()).status(status).fireAt(fireAt)
+        .nextAttemptAt(due).updatedAt(now).finishedAt(null).target(e.target() != null ? e.target() : n.target())
+        .build();
     return new Change(row, row.next(next, null, Instant.EPOCH), null);
   }
 
@@ -221,9 +217,7 @@ public final class Transitions {
   public static Change resend(NoticeRow row, Instant now) {
     NoticeRow fresh = row.withRetryBase(row.notice().attempts());
     Notice n = fresh.notice();
-    Notice next = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.PENDING, n.attempts(), n.fireAt(), now, n.lastAttemptAt(), n.lastError(), n.createdAt(), now,
-        null, n.target(), n.traceparent());
+    Notice next = n.with().status(NoticeStatus.PENDING).nextAttemptAt(now).updatedAt(now).finishedAt(null).build();
     return new Change(row, fresh.next(next, null, Instant.EPOCH), null);
   }
 }

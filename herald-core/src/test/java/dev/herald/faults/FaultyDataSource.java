@@ -97,6 +97,8 @@ public final class FaultyDataSource {
 
   private final DataSource proxy;
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
+  /** The SQL each connection ran since its last commit: what a COMMIT rule's SQL predicate sees. */
+  private final java.util.Map<Object, StringBuilder> sinceCommit = new java.util.concurrent.ConcurrentHashMap<>();
   /** Until this instant ({@link System#nanoTime()}), every step waits: the node is paused, as the database sees it. */
   private volatile long stalledUntil;
   private volatile boolean stalled;
@@ -146,6 +148,15 @@ public final class FaultyDataSource {
   public void stall(long millis) {
     stalledUntil = System.nanoTime() + millis * 1_000_000;
     stalled = true;
+  }
+
+  /**
+   * The next {@code times} commits on such threads of a transaction that ran SQL containing {@code
+   * sqlPart} land at once but answer {@code millis} late.
+   */
+  public Rule lateCommitAnswers(String threadPrefix, String sqlPart, long millis, int times) {
+    return add(Step.COMMIT, Fault.DELAY_ANSWER, t -> t.startsWith(threadPrefix), s -> s.contains(sqlPart), times,
+        millis);
   }
 
   /** Removes every rule. */
@@ -201,7 +212,8 @@ public final class FaultyDataSource {
         }
       }
     } else if (target instanceof Connection && name.equals("commit")) {
-      Rule r = match(Step.COMMIT, null);
+      StringBuilder ran = sinceCommit.remove(target);
+      Rule r = match(Step.COMMIT, ran == null ? "" : ran.toString());
       if (r != null) {
         switch (r.fault) {
           case BREAK, POOL_TIMEOUT -> throw broken("commit");
@@ -238,7 +250,13 @@ public final class FaultyDataSource {
     if (result != null && WRAPPED.contains(type)) {
       String sql = (target instanceof Connection && name.startsWith("prepare") && args != null && args[0] instanceof String s)
           ? s : statementSql;
+      if (target instanceof Connection && sql != null) {
+        sinceCommit.computeIfAbsent(target, c -> new StringBuilder()).append(sql).append('\n');
+      }
       return wrap(result, type, sql);
+    }
+    if (target instanceof Connection && (name.equals("rollback") || name.equals("close"))) {
+      sinceCommit.remove(target);
     }
     return result;
   }

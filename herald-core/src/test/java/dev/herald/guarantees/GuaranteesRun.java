@@ -235,6 +235,9 @@ final class GuaranteesRun {
         .listener(new HeraldListener() {
           @Override
           public void onEngineError(String step, Throwable error) {
+            if (step.equals("lapse while delivering")) { // the engine says its liveness budget was exceeded
+              journal.event("lapse", node.label, journal.now());
+            }
             if (node.alive()) {
               journal.trouble("engine error: " + step.replaceAll("[0-9a-f]{8}-[0-9a-f-]{27}", "<id>"));
             }
@@ -285,7 +288,7 @@ final class GuaranteesRun {
       case OPERATOR_HALF_WAY -> node.faults.add(FaultyDataSource.Step.STATEMENT, FaultyDataSource.Fault.BREAK, thread,
           sql -> !sql.stripLeading().toUpperCase(java.util.Locale.ROOT).startsWith("SELECT") && sql.contains(f.sql()),
           f.times(), 0);
-      case LATE_HEARTBEAT -> node.faults.lateAnswers(f.thread(), f.sql(), f.millis(), f.times());
+      case LATE_HEARTBEAT -> node.faults.lateCommitAnswers(f.thread(), f.sql(), f.millis(), f.times());
       case SLOW_HEARTBEAT -> node.faults.slowStatements(f.thread(), f.sql(), f.millis(), f.times());
       case CLOCK_STEP, PAUSE -> throw new IllegalArgumentException(f.kind() + " is not a data source rule");
     };

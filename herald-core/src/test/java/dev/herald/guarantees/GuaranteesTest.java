@@ -75,7 +75,7 @@ abstract class GuaranteesTest {
         .forEach((op, cs) -> calls.put(op, cs.stream().filter(Journal.Call::acked).count() + "/" + cs.size()));
     return String.format(
         "GUARANTEES seed=%d db=%s nodes=%d notices=%d acked=%d ops(planned)=%s calls(acked/made)=%s faults=%s kills=%d %s"
-            + " troubles=%s lag=%s slowestEnqueue=%s deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d violations=%d %s",
+            + " troubles=%s lag=%s slowestEnqueue=%s deliveries=%d cut=%d attempts=%d finals=%s unsettled=%d admittedOverlaps=%d violations=%d %s",
         scenario.seed, database(), Scenario.NODES, scenario.notices, j.ids.size(), planned, calls, out.faults(),
         j.events.stream().filter(e -> e.what().equals("kill")).count(),
         j.events.stream().map(e -> e.what() + (e.node().equals("-") ? "" : " " + e.node()) + "@" + Journal.ms(e.at()))
@@ -83,7 +83,7 @@ abstract class GuaranteesTest {
         new TreeMap<>(j.troubles), Journal.ms(j.maxLag.get()), Journal.ms(j.slowestEnqueue.get()), j.deliveries.size(), j.deliveries.stream().filter(Journal.Delivery::cut).count(),
         out.finals().values().stream().mapToInt(d -> d.attempts().size()).sum(),
         count(out.finals().values().stream().map(d -> d.notice().status().name()).toList(), Function.identity()),
-        checker.unsettled.size(), violations.size(), count(violations, v -> v.kind().name()));
+        checker.unsettled.size(), checker.admittedOverlaps, violations.size(), count(violations, v -> v.kind().name()));
   }
 
   private static <T> Map<String, Long> count(List<T> items, Function<T, String> key) {

@@ -144,8 +144,8 @@ class OrdinaryFaultsTest {
     node("b");
     Notice n = a.herald().enqueue("work", "{\"slow\":true}");
     assertThat(slowStarted.await(10, TimeUnit.SECONDS)).isTrue();
-    // The beat lands at once (its row stays fresh), but its answer comes back after the fence.
-    FaultyDataSource.Rule late = a.faults().lateAnswers("herald-heartbeat", "UPDATE herald_node", 850, 1);
+    // The beat commits at once (its row stays fresh), but its answer comes back after the fence.
+    FaultyDataSource.Rule late = a.faults().lateCommitAnswers("herald-heartbeat", "UPDATE herald_node", 850, 1);
     awaitSlowAttemptOver(n);
     await().atMost(Duration.ofSeconds(10)).until(() -> statusOf(a.herald(), n.id()) == NoticeStatus.SUCCEEDED);
     TimeUnit.MILLISECONDS.sleep(1_500);

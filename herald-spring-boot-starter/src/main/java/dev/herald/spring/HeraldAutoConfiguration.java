@@ -193,6 +193,7 @@ public class HeraldAutoConfiguration {
       set(p.getClaimBatch(), b::claimBatch);
       set(p.getMaxHeld(), b::maxHeld);
       set(p.getMaxConcurrentDeliveries(), b::maxConcurrentDeliveries);
+      set(p.getMaxConcurrentPerReceiver(), b::maxConcurrentPerReceiver);
       set(p.getDeliveryTimeout(), b::deliveryTimeout);
       set(p.getWriteBatch(), b::writeBatch);
       set(p.getShutdownTimeout(), b::shutdownTimeout);
@@ -214,7 +215,7 @@ public class HeraldAutoConfiguration {
 
     /** The engine settings' field names, as the core names them in its complaints. */
     private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "nodeTimeout", "claimBatch",
-        "maxHeld", "maxConcurrentDeliveries", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
+        "maxHeld", "maxConcurrentDeliveries", "maxConcurrentPerReceiver", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
         "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "definitions",
         "shards", "maxBacklog");
 

@@ -66,8 +66,11 @@ public class HeraldProperties {
   /** Most notices held in memory at once (flow control). Default: 10000. */
   private Integer maxHeld;
 
-  /** Most delivery attempts running at once. Default: 64. */
+  /** Most delivery attempts running at once on this node. Default: 1024. */
   private Integer maxConcurrentDeliveries;
+
+  /** Most delivery attempts running at once to one receiver (origin, handler, broker target). Default: 64. */
+  private Integer maxConcurrentPerReceiver;
 
   /** An attempt still running after this counts as failed. Default: 5m. */
   private Duration deliveryTimeout;
@@ -425,6 +428,14 @@ public class HeraldProperties {
 
   public void setMaxConcurrentDeliveries(Integer maxConcurrentDeliveries) {
     this.maxConcurrentDeliveries = maxConcurrentDeliveries;
+  }
+
+  public Integer getMaxConcurrentPerReceiver() {
+    return maxConcurrentPerReceiver;
+  }
+
+  public void setMaxConcurrentPerReceiver(Integer maxConcurrentPerReceiver) {
+    this.maxConcurrentPerReceiver = maxConcurrentPerReceiver;
   }
 
   public Duration getDeliveryTimeout() {

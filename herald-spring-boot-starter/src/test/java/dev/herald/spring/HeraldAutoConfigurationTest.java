@@ -386,6 +386,7 @@ class HeraldAutoConfigurationTest {
       assertThat(defaults.get("herald.claim-batch")).isEqualTo(String.valueOf(s.claimBatch()));
       assertThat(defaults.get("herald.max-held")).isEqualTo(String.valueOf(s.maxHeld()));
       assertThat(defaults.get("herald.max-concurrent-deliveries")).isEqualTo(String.valueOf(s.maxConcurrentDeliveries()));
+      assertThat(defaults.get("herald.max-concurrent-per-receiver")).isEqualTo(String.valueOf(s.maxConcurrentPerReceiver()));
       assertThat(duration(defaults.get("herald.delivery-timeout"))).isEqualTo(s.deliveryTimeout());
       assertThat(defaults.get("herald.write-batch")).isEqualTo(String.valueOf(s.writeBatch()));
       assertThat(duration(defaults.get("herald.shutdown-timeout"))).isEqualTo(s.shutdownTimeout());

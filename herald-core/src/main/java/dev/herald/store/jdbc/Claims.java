@@ -148,9 +148,7 @@ final class Claims extends StorePart {
 
   private static NoticeRow leasedCopy(NoticeRow row, Claim claim) {
     Notice n = row.notice();
-    Notice leased = new Notice(n.id(), n.definition(), n.payload(), n.description(), n.idempotencyKey(),
-        NoticeStatus.IN_FLIGHT, n.attempts(), n.fireAt(), n.nextAttemptAt(), n.lastAttemptAt(), n.lastError(),
-        n.createdAt(), claim.now(), null, n.target(), n.traceparent());
+    Notice leased = n.with().status(NoticeStatus.IN_FLIGHT).updatedAt(claim.now()).finishedAt(null).build();
     return row.next(leased, claim.owner(), claim.leaseUntil());
   }
 
