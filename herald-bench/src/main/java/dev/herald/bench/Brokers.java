@@ -91,10 +91,14 @@ final class Brokers {
     }
     out.add(plainKafka(o, kafka, n, db.kind()));
     try (BenchDb.Space space = db.open(CASE + "-kafka")) {
-      KafkaChannel k = KafkaChannel.builder().bootstrapServers(kafka.servers()).build();
+      KafkaChannel.Builder kb = KafkaChannel.builder().bootstrapServers(kafka.servers());
+      if (o.kafkaLingerMs >= 0) {
+        kb.property(ProducerConfig.LINGER_MS_CONFIG, o.kafkaLingerMs);
+      }
+      KafkaChannel k = kb.build();
       out.add(BurnDown.herald(slotted, db, space, n, CASE, "kafka", new Systems.Setup(
           NoticeDefinition.builder(Rows.DEFINITION).channel(KafkaChannel.NAME, "bench").build(), k,
-          "herald-channel-kafka to a KRaft broker (idempotent, acks=all, linger.ms 5, batch.size 64 KiB), "
+          "herald-channel-kafka to a KRaft broker (idempotent, acks=all, linger.ms " + lingerMs(o) + ", batch.size 64 KiB), "
               + o.brokerSlots + " engine slots")));
     }
     return out;
@@ -173,12 +177,13 @@ final class Brokers {
 
   private static Result plainKafka(Options o, Kafka kafka, int n, String dbKind) throws Exception {
     Result.Builder rb = Result.of(CASE, "plain-producer", "kafka", dbKind).setting("n", n)
-        .setting("delivery", "kafka-clients, idempotent, acks=all, linger.ms 5, batch.size 64 KiB, as fast as send() takes them");
+        .setting("delivery", "kafka-clients, idempotent, acks=all, linger.ms " + lingerMs(o)
+            + ", batch.size 64 KiB, as fast as send() takes them");
     Map<String, Object> cfg = new HashMap<>();
     cfg.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.servers());
     cfg.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     cfg.put(ProducerConfig.ACKS_CONFIG, "all");
-    cfg.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    cfg.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs(o));
     cfg.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
     try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(cfg, new StringSerializer(), new ByteArraySerializer())) {
       AtomicReference<Exception> failed = new AtomicReference<>();
@@ -200,6 +205,10 @@ final class Brokers {
       }
     }
     return rb.build();
+  }
+
+  private static int lingerMs(Options o) {
+    return o.kafkaLingerMs >= 0 ? o.kafkaLingerMs : 5;
   }
 
   /** The AMQP 0-9-1 broker of the case, with queue {@code bench} declared. */

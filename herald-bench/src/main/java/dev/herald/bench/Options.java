@@ -73,6 +73,8 @@ final class Options {
   int brokerSlots = 1_000;
   /** The AMQP broker of the brokers case: qpid (in this JVM) or rabbitmq (Debian's rabbitmq-server, started here). */
   String amqpBroker = "qpid";
+  /** linger.ms of herald-channel-kafka's producer and the Kafka roof's; -1: the channel's default (5). */
+  int kafkaLingerMs = -1;
 
   // db-scheduler settings
   String dbsStrategy = "auto"; // auto = lock-and-fetch where db-scheduler supports it, else fetch
@@ -218,6 +220,7 @@ final class Options {
       case "threads" -> threads = Integer.parseInt(v);
       case "broker-slots" -> brokerSlots = Integer.parseInt(v);
       case "amqp-broker" -> amqpBroker = v;
+      case "kafka-linger-ms" -> kafkaLingerMs = Integer.parseInt(v);
       case "pool" -> pool = Integer.parseInt(v);
       case "claim-batch" -> claimBatch = Integer.parseInt(v);
       case "write-batch" -> writeBatch = Integer.parseInt(v);
@@ -366,6 +369,7 @@ final class Options {
           brokers:             --broker-slots 1000 (Herald's maxConcurrentDeliveries in this case)
                                --amqp-broker qpid|rabbitmq (Qpid Broker-J in this JVM, or Debian's
                                rabbitmq-server started on loopback by the bench)                (qpid)
+                               --kafka-linger-ms N (the Kafka producers' linger.ms; the channel's default 5)
 
           both systems:        --threads 32 (Herald maxConcurrentDeliveries = db-scheduler threads)
                                --pool 40 (connections; default threads + 8)

@@ -63,6 +63,7 @@ final class Systems {
           .handler(HANDLER, handler)
           .listener(listener)
           .maxConcurrentDeliveries(o.slots())
+          .maxConcurrentPerReceiver(o.slots()) // the bench has one receiver: the node's slots are its
           .claimBatch(o.claimBatch)
           .writeBatch(o.writeBatch)
           .maxHeld(o.maxHeld)
@@ -82,6 +83,7 @@ final class Systems {
   static Map<String, Object> heraldSettings(Options o) {
     Map<String, Object> m = new LinkedHashMap<>(o.common());
     m.put("maxConcurrentDeliveries", o.slots());
+    m.put("maxConcurrentPerReceiver", o.slots());
     m.put("claimBatch", o.claimBatch);
     m.put("writeBatch", o.writeBatch);
     m.put("maxHeld", o.maxHeld);

@@ -56,6 +56,7 @@ class KafkaPipelineTest {
       }
     });
     try (kafka; Herald h = Herald.builder().h2File(dir.resolve("h")).channel(kafka).maxConcurrentDeliveries(4 * BOUND)
+        .maxConcurrentPerReceiver(4 * BOUND)
         .listener(new HeraldListener() {
           @Override
           public void onFinished(Notice n) {
