@@ -2,7 +2,6 @@ package dev.herald;
 
 import dev.herald.channel.local.LocalChannel;
 import dev.herald.engine.DeliveryEngine;
-import dev.herald.engine.EngineSettings;
 import dev.herald.spi.Channel;
 import dev.herald.spi.NoticeStore;
 import dev.herald.store.jdbc.JdbcNoticeStore;
@@ -41,14 +40,18 @@ public final class Herald implements AutoCloseable {
   private final Clock clock;
   private final AutoCloseable ownedPool;
   private final Alerts alerts;
+  private final NoticeReports reports;
+  private final List<Channel> channels;
 
   private Herald(DeliveryEngine engine, DataSource dataSource, Clock clock, AutoCloseable ownedPool,
-      NoticeStore store) {
+      NoticeStore store, List<Channel> channels) {
+    this.channels = List.copyOf(channels);
     this.engine = engine;
     this.dataSource = dataSource;
     this.clock = clock;
     this.ownedPool = ownedPool;
     this.alerts = new Alerts(this, store);
+    this.reports = new StoreReports(store);
   }
 
   public static Builder builder() {
@@ -88,6 +91,11 @@ public final class Herald implements AutoCloseable {
     return alerts;
   }
 
+  /** What gauges, health checks and consoles read: counts, searches, chart series. */
+  public NoticeReports reports() {
+    return reports;
+  }
+
   /** What operators do: search, detail, resend, cancel, confirm, recover. */
   public NoticeOperations operations() {
     return engine.operations();
@@ -108,6 +116,14 @@ public final class Herald implements AutoCloseable {
   /** Whether {@link #deliverNow} currently delivers inline to this definition's receiver. */
   public ReceiverState receiverState(String definition) {
     return engine.circuitState(definition);
+  }
+
+  /**
+   * The channels this node delivers through ({@code local} first), e.g. to read the state of what
+   * they talk to ({@link Channel#peers()}) for health checks, metrics and the console.
+   */
+  public List<Channel> channels() {
+    return channels;
   }
 
   /** This node's in-memory counts (held, waiting for a slot, delivering, circuits), for metrics. */
@@ -365,9 +381,10 @@ public final class Herald implements AutoCloseable {
     }
 
     /**
-     * Most attempts running at once to one receiver (default 64): an http(s) origin, a handler, a
-     * broker's target. More wait in that receiver's line, first come first served, without holding
-     * the timer or other receivers.
+     * Most attempts running at once to one receiver (default 64) whose channel sets no limit of its
+     * own ({@link dev.herald.spi.Channel#maxConcurrentPerReceiver}): a handler, a mail server. More
+     * wait in that receiver's line, first come first served, without holding the timer or other
+     * receivers.
      */
     public Builder maxConcurrentPerReceiver(int n) {
       this.maxConcurrentPerReceiver = n;
@@ -482,7 +499,7 @@ public final class Herald implements AutoCloseable {
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }
-        return new Herald(engine, ds, clock, pool, s);
+        return new Herald(engine, ds, clock, pool, s, all);
       } catch (RuntimeException e) {
         if (pool != null) {
           try {

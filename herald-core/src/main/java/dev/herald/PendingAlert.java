@@ -1,9 +1,6 @@
 package dev.herald;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.UUID;
 
 /**
@@ -23,27 +20,15 @@ public record PendingAlert(UUID id, UUID noticeId, String definition, String end
     boolean finalFailure, String error, Instant raisedAt) {
 
   /**
-   * The endpoint a notice goes to: {@code scheme://host:port} (host in lower case, port explicit) of
-   * its target, the notice's own or else its definition's, when that is an http(s) URL; the first
-   * one of a fail-over list. Null for any other target (a queue, mail recipients, a handler).
+   * The endpoint a notice goes to: the {@link Origins origin} of its target, the notice's own or else
+   * its definition's, when that is an http(s) URL; the first one of a fail-over list. Null for any
+   * other target (a queue, mail recipients, a handler).
    */
   public static String endpointOf(NoticeDefinition definition, String noticeTarget) {
     String target = noticeTarget != null ? noticeTarget : definition == null ? null : definition.target();
     if (target == null || target.isBlank()) {
       return null;
     }
-    String first = target.strip().split("\\s+", 2)[0];
-    URI uri;
-    try {
-      uri = new URI(first);
-    } catch (URISyntaxException e) {
-      return null;
-    }
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
-      return null;
-    }
-    int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
-    return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+    return Origins.of(target.strip().split("\\s+", 2)[0]);
   }
 }

@@ -79,4 +79,57 @@ class PerReceiverLimitTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> slowDone.get() == 20);
     assertThat(slowMostAtOnce.get()).isEqualTo(4);
   }
+
+  /** A channel that says how many it takes at once per receiver gets that many, above the engine's default too. */
+  @Test
+  @Timeout(60)
+  void aChannelsOwnLimitPerReceiverReplacesTheEnginesDefault() {
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    dev.herald.spi.Channel pipelined = new dev.herald.spi.Channel() {
+      @Override
+      public String name() {
+        return "pipelined";
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<DeliveryResult> deliver(dev.herald.spi.Delivery delivery) {
+        mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            slowMayAnswer.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          running.decrementAndGet();
+          done.incrementAndGet();
+          return DeliveryResult.delivered();
+        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+      }
+
+      @Override
+      public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+        return 12;
+      }
+    };
+    herald = Herald.builder()
+        .h2File(dir.resolve("herald"))
+        .pollInterval(Duration.ofMillis(100))
+        .maxConcurrentDeliveries(100)
+        .maxConcurrentPerReceiver(4) // for channels without a limit of their own
+        .channel(pipelined)
+        .define(NoticeDefinition.builder("piped").channel("pipelined", "topic").build())
+        .build()
+        .start();
+    List<NoticeRequest> all = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      all.add(NoticeRequest.of("piped", "{}"));
+    }
+    herald.enqueueAll(all);
+    await().atMost(Duration.ofSeconds(20)).until(() -> running.get() == 12);
+    slowMayAnswer.countDown();
+    await().atMost(Duration.ofSeconds(20)).until(() -> done.get() == 30);
+    assertThat(mostAtOnce.get()).as("the channel's own limit, not the engine's 4").isEqualTo(12);
+  }
 }

@@ -217,6 +217,10 @@ final class ServerCase {
         Files.createDirectories(jfrDir);
         command.add("-XX:StartFlightRecording=filename=" + jfrDir.resolve("server-" + dbKind + ".jfr") + ",settings=profile");
       }
+      String jvmArgs = System.getenv("HERALD_BENCH_SERVER_JVM_ARGS"); // e.g. an AOT cache: -XX:AOTCache=herald.aot
+      if (jvmArgs != null && !jvmArgs.isBlank()) {
+        command.addAll(List.of(jvmArgs.strip().split("\\s+")));
+      }
       command.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1", "--herald.server.data-dir=" + dir,
           "--herald.server.bootstrap-admin-token=" + TOKEN, "--herald.http.allow=127.0.0.1",
           "--herald.http.max-concurrency-per-endpoint=64", "--logging.level.root=WARN"));

@@ -1,5 +1,6 @@
 package dev.herald.engine;
 
+import dev.herald.EngineSettings;
 import dev.herald.NoticeDefinition;
 import dev.herald.StoreException;
 import dev.herald.spi.Claim;

@@ -2,6 +2,7 @@ package dev.herald.engine;
 
 import static dev.herald.engine.Ownership.PROVISIONAL;
 
+import dev.herald.EngineSettings;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.Ordering;

@@ -1,5 +1,6 @@
 package dev.herald.engine;
 
+import dev.herald.EngineSettings;
 import dev.herald.HeraldException;
 import dev.herald.HeraldListener;
 import dev.herald.Notice;

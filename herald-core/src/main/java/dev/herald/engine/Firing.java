@@ -1,6 +1,7 @@
 package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
+import dev.herald.EngineSettings;
 import dev.herald.spi.AttemptObserver;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
@@ -106,7 +107,7 @@ final class Firing {
         return;
       }
       String receiver = receiverOf(h);
-      if (!lanes.enterOrWait(receiver, h)) {
+      if (!lanes.enterOrWait(receiver, channelLimit(h), h)) {
         return; // back to the timer when a place of its receiver frees
       }
       if (!ownership.holdings().begin(h)) {
@@ -131,6 +132,12 @@ final class Firing {
   /** The receiver a notice's attempt goes to, as the circuits know it; one key for notices without a definition. */
   private static String receiverOf(HeldNotice h) {
     return h.definition == null ? "" : SyncFirst.receiverOf(h.definition, h.row.notice().target());
+  }
+
+  /** What the notice's channel takes at once per receiver; the engine's own limit where it sets none. */
+  private int channelLimit(HeldNotice h) {
+    Channel channel = h.definition == null ? null : channels.get(h.definition.channel());
+    return channel == null ? Channel.NO_LIMIT_OF_ITS_OWN : channel.maxConcurrentPerReceiver(h.definition);
   }
 
   /** A place of {@code receiver} is free: the next notice waiting for one goes back to the timer, due at once. */

@@ -1,6 +1,7 @@
 package dev.herald.engine;
 
 import dev.herald.DeliveryResult;
+import dev.herald.EngineSettings;
 import dev.herald.NoticeDefinition;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.herald.engine;
 
+import dev.herald.EngineSettings;
 import dev.herald.spi.NoticeStore;
 import java.time.Clock;
 import java.time.Duration;

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Attempts running per receiver (an http(s) origin, or a channel and its target): at most {@code
- * perReceiver} each. A notice over its receiver's limit waits in that receiver's line, first come
+ * Attempts running per receiver (an http(s) origin, or a channel and its target): at most what the
+ * receiver's channel takes at once, or {@code perReceiver} where the channel sets no limit of its own. A notice over its receiver's limit waits in that receiver's line, first come
  * first served, and goes back to the timer when a place frees; so a slow receiver holds its own
  * places, never the timer thread nor the other receivers' attempts.
  */
@@ -25,10 +25,15 @@ final class ReceiverLanes {
     this.perReceiver = perReceiver;
   }
 
-  /** True if {@code h} may start now (a place of its receiver is taken for it); false if it waits in line. */
-  synchronized boolean enterOrWait(String receiver, HeldNotice h) {
+  /**
+   * True if {@code h} may start now (a place of its receiver is taken for it); false if it waits in
+   * line. {@code channelLimit} is what the receiver's channel takes at once; {@link
+   * dev.herald.spi.Channel#NO_LIMIT_OF_ITS_OWN} for the engine's own limit.
+   */
+  synchronized boolean enterOrWait(String receiver, int channelLimit, HeldNotice h) {
     Lane lane = lanes.computeIfAbsent(receiver, r -> new Lane());
-    if (lane.running < perReceiver) {
+    int limit = channelLimit > 0 ? channelLimit : perReceiver;
+    if (lane.running < limit) {
       lane.running++;
       return true;
     }

@@ -5,12 +5,10 @@ import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
+import dev.herald.Origins;
 import dev.herald.spi.NoticeStore;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -51,38 +49,8 @@ final class SyncFirst {
    */
   static String receiverOf(NoticeDefinition d, String noticeTarget) {
     String target = noticeTarget != null ? noticeTarget : d.target();
-    String origin = target == null ? null : ORIGINS.get(target);
-    if (origin == null) {
-      origin = originOf(target);
-      origin = origin == null ? "" : origin;
-      if (target != null && ORIGINS.size() < MAX_ORIGINS) {
-        ORIGINS.put(target, origin);
-      }
-    }
-    return !origin.isEmpty() ? origin : d.channel() + ":" + target;
-  }
-
-  /** Targets already parsed (every attempt asks; a URI parse is a visible share of a webhook's cost); "" = not http. */
-  private static final java.util.Map<String, String> ORIGINS = new java.util.concurrent.ConcurrentHashMap<>();
-  private static final int MAX_ORIGINS = 10_000;
-
-  /** {@code scheme://host:port} of an http(s) URL (host in lower case, port explicit); null for anything else. */
-  static String originOf(String target) {
-    if (target == null) {
-      return null;
-    }
-    URI uri;
-    try {
-      uri = new URI(target.strip());
-    } catch (URISyntaxException e) {
-      return null;
-    }
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
-      return null;
-    }
-    int port = uri.getPort() != -1 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
-    return scheme + "://" + uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
+    String origin = Origins.of(target);
+    return origin != null ? origin : d.channel() + ":" + target;
   }
 
   /** See {@link dev.herald.Herald#deliverNow}; {@code enqueue} stores the notice in its own transaction. */

@@ -55,7 +55,12 @@ public final class Transitions {
     int number = n.attempts() + 1;
     int inBudget = number - row.retryBase();
     String description = r.description() != null ? Attempt.bound(r.description(), MAX_DESCRIPTION) : n.description();
-    Attempt attempt = new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
+    boolean exhausted = r.outcome() == DeliveryResult.Outcome.RETRY && def.attemptsExhausted(inBudget);
+    // The attempt that used up the budget is logged as what it was: the last, with no retry after it.
+    Attempt attempt = exhausted
+        ? new Attempt(n.id(), number, f.startedAt(), f.took(), DeliveryResult.Outcome.FAIL,
+            lastOf(r.detail(), inBudget, def.maxAttempts()), f.node())
+        : new Attempt(n.id(), number, f.startedAt(), f.took(), r.outcome(), r.detail(), f.node());
 
     NoticeStatus status;
     Instant due = null;
@@ -95,6 +100,14 @@ public final class Transitions {
     }
     Change change = confirmable(new Change(row, row.next(next, owner, lease), attempt, pending(alert, def)), now);
     return new AfterAttempt(change, alert);
+  }
+
+  /** A detail whose first line (the verdict) says that no retry follows. */
+  static String lastOf(String detail, int attempt, int maxAttempts) {
+    String d = detail == null ? "retry" : detail;
+    String note = " (attempt " + attempt + " of " + maxAttempts + ": no retry left, DEAD)";
+    int end = d.indexOf('\n');
+    return Attempt.bound(end < 0 ? d + note : d.substring(0, end) + note + d.substring(end));
   }
 
   /**

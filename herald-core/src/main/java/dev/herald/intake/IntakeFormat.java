@@ -3,7 +3,7 @@ package dev.herald.intake;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeRequest;
 import dev.herald.internal.JsonText;
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

@@ -34,6 +34,28 @@ public interface Channel extends AutoCloseable {
     validateTarget(definition.target());
   }
 
+  /** {@link #maxConcurrentPerReceiver}: this channel sets no limit of its own. */
+  int NO_LIMIT_OF_ITS_OWN = 0;
+
+  /**
+   * How many attempts of {@code definition}'s notices this channel takes at once per receiver (an
+   * endpoint's origin, a broker's target). The engine starts that many and keeps the others waiting in
+   * the receiver's line, started as places free, instead of handing them over only to be refused. A
+   * channel that answers {@link #NO_LIMIT_OF_ITS_OWN} (the default) gets the engine's {@code
+   * maxConcurrentPerReceiver}. Called per attempt: keep it cheap.
+   */
+  default int maxConcurrentPerReceiver(dev.herald.NoticeDefinition definition) {
+    return NO_LIMIT_OF_ITS_OWN;
+  }
+
+  /**
+   * The state of what this channel talks to: brokers, mail servers, endpoints. None by default (an
+   * in-process channel talks to nothing). Read often, by health checks and metrics: keep it cheap.
+   */
+  default java.util.List<PeerStatus> peers() {
+    return java.util.List.of();
+  }
+
   @Override
   default void close() {}
 }

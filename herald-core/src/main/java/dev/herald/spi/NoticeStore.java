@@ -2,9 +2,11 @@ package dev.herald.spi;
 
 import dev.herald.Attempt;
 import dev.herald.Notice;
+import dev.herald.NoticeCriteria;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeQuery;
 import dev.herald.NoticeStatus;
+import dev.herald.NoticeReports;
 import dev.herald.Page;
 import java.sql.Connection;
 import java.time.Instant;
@@ -18,8 +20,10 @@ import java.util.UUID;
  * Durable storage of definitions, notices, attempts and history. The engine's only way to the
  * database. Every method but {@link #insert} runs and commits its own transaction; every change to
  * a notice is optimistic (see {@link Change}). Failures surface as {@link dev.herald.StoreException}.
+ * It answers the reads of {@link NoticeReports} too (counts, searches, chart series), so that no part
+ * of Herald but the store reads its tables.
  */
-public interface NoticeStore {
+public interface NoticeStore extends NoticeReports {
 
   /** Creates or upgrades the schema to the latest version. Safe to call on every start. */
   void migrate();
@@ -183,7 +187,10 @@ public interface NoticeStore {
   /** The attempt log of a notice, oldest first. */
   List<Attempt> attempts(UUID noticeId);
 
-  Page<Notice> query(NoticeQuery query);
+  /** {@link #search} with the query's criteria and page. */
+  default Page<Notice> query(NoticeQuery query) {
+    return search(NoticeCriteria.of(query), query.offset(), query.limit());
+  }
 
   /** Archived notices of a definition with the given status, finished within [from, to). */
   List<NoticeRow> findFinished(String definition, NoticeStatus status, Instant from, Instant to, int limit);

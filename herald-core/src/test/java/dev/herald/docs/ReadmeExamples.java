@@ -1,6 +1,8 @@
 package dev.herald.docs;
 
+import dev.herald.AlertPolicy;
 import dev.herald.DeliveryResult;
+import dev.herald.channel.local.Handlers;
 import dev.herald.Herald;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
@@ -30,6 +32,30 @@ import javax.sql.DataSource;
 /** The README's Java examples, compiled; {@code ReadmeExamplesTest} runs them. */
 final class ReadmeExamples {
   private ReadmeExamples() {}
+
+  static Herald twentyLines(DataSource dataSource, Merchants merchants, OrderService orders) {
+    // tag::twenty-lines[]
+    Herald herald = Herald.builder()
+        .dataSource(dataSource)                              // your database: notices join your transactions
+        .define(NoticeDefinition.builder("order-paid").handler("notify-merchant")
+            .retry("5s, 5m, 1h, 1d").maxAttempts(10).alert(AlertPolicy.finalFailure()).build())
+        .define(NoticeDefinition.builder("order-auto-close").handler("close-order").build())
+        .handler("notify-merchant", ctx -> merchants.notify(ctx.payload())
+            ? DeliveryResult.delivered() : DeliveryResult.retry("merchant did not answer success"))
+        .handler("close-order", Handlers.method(orders, "closeUnpaid"))
+        .build().start();
+
+    herald.inTransaction(tx -> {                             // the order and its notices commit together
+      try (PreparedStatement ps = tx.connection().prepareStatement("UPDATE orders SET paid = TRUE WHERE id = ?")) {
+        ps.setLong(1, 42);
+        ps.executeUpdate();
+      }
+      tx.enqueue(NoticeRequest.of("order-auto-close", "{\"order\":42}").delay(Duration.ofMinutes(30)));
+      return tx.enqueue("order-paid", "{\"order\":42}"); // delivered right after the commit, never after a rollback
+    });
+    // end::twenty-lines[]
+    return herald;
+  }
 
   static Notice inTransaction(Herald herald, long orderId) {
     // tag::in-transaction[]

@@ -52,6 +52,27 @@ class ReadmeExamplesTest {
   }
 
   @Test
+  void theTwentyLineExampleDeliversThePaidOrderRightAfterItsCommit() throws Exception {
+    JdbcDataSource ds = new JdbcDataSource();
+    ds.setURL("jdbc:h2:file:" + dir.resolve("twenty") + ";DB_CLOSE_ON_EXIT=FALSE");
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, paid BOOLEAN)");
+      st.execute("INSERT INTO orders VALUES (42, FALSE)");
+    }
+    List<String> told = new CopyOnWriteArrayList<>();
+    OrderService orders = new OrderService();
+    try (Herald herald = ReadmeExamples.twentyLines(ds, payload -> told.add(payload), orders)) {
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> told.contains("{\"order\":42}"));
+      assertThat(orders.closed).as("the auto-close waits its 30 minutes").isEmpty();
+    }
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+        var rs = st.executeQuery("SELECT paid FROM orders WHERE id = 42")) {
+      rs.next();
+      assertThat(rs.getBoolean(1)).isTrue();
+    }
+  }
+
+  @Test
   void theTestingExampleRunsTwoAttempts() {
     NoticeDetail detail = ReadmeExamples.testing(dir);
     assertThat(detail.attempts()).hasSize(2);

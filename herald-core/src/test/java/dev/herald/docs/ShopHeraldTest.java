@@ -12,7 +12,7 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's "Using Herald from Java" example compiles and delivers. */
+/** The "Using Herald from Java" example (docs/java.md) compiles and delivers. */
 class ShopHeraldTest {
   @TempDir Path dir;
 

@@ -201,7 +201,7 @@ final class InvariantChecker {
   /**
    * Whether the node was paused while {@code d} ran (its database calls stalled longer than the node
    * timeout): then another node may rightly take the notice over while the attempt goes on. This is
-   * the one overlap the guarantee admits (README, "Guarantees"): nothing can stop a call already made.
+   * the one overlap the guarantee admits (docs/guarantees.md): nothing can stop a call already made.
    */
   private boolean spansPause(Delivery d) {
     return journal.events.stream().filter(e -> e.node().equals(d.node())).anyMatch(e -> {
@@ -368,12 +368,19 @@ final class InvariantChecker {
     }
     for (Attempt a : rows) {
       boolean matched = ds.stream().anyMatch(d -> !d.cut() && d.attempt() == a.number()
-          && nodeOf(d.node()).equals(a.node()) && outcomeOf(d.result()) == a.outcome());
+          && nodeOf(d.node()).equals(a.node()) && sameOutcome(d.result(), a));
       if (!matched) {
         add(Kind.ATTEMPT_WITHOUT_DELIVERY, n, id, "attempt row " + a.number() + " " + a.outcome() + " on " + a.node()
             + " at " + a.startedAt() + "; receiver saw " + ds.stream().map(InvariantChecker::describe).toList());
       }
     }
+  }
+
+  /** The receiver's answer as recorded; a retry that used up the attempts is recorded as the FAIL it was. */
+  private static boolean sameOutcome(String result, Attempt a) {
+    Outcome o = outcomeOf(result);
+    return o == a.outcome() || o == Outcome.RETRY && a.outcome() == Outcome.FAIL && a.detail() != null
+        && a.detail().contains("no retry left, DEAD)");
   }
 
   private static Outcome outcomeOf(String result) {

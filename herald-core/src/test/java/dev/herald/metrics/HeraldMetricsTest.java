@@ -12,10 +12,12 @@ import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -75,7 +77,9 @@ class HeraldMetricsTest {
     assertThat(registry.get("herald.delivery.lateness").tag("definition", "ok").timer().count())
         .as("one lateness sample per first attempt").isEqualTo(3);
     assertThat(registry.get("herald.attempt.duration").tags("definition", "flaky", "outcome", "retry").timer().count())
-        .isEqualTo(2);
+        .isEqualTo(1);
+    assertThat(registry.get("herald.attempt.duration").tags("definition", "flaky", "outcome", "fail").timer().count())
+        .as("the last attempt, with no retry left").isEqualTo(1);
     assertThat(registry.get("herald.writer.batch.size").summary().count()).isPositive();
     assertThat(registry.get("herald.writer.commit").timer().count()).isPositive();
 
@@ -94,7 +98,74 @@ class HeraldMetricsTest {
         assertThat(t.getValue()).as("nothing of a single notice is a tag value").doesNotContain("merchant");
       }
     }
-    assertThat(tagKeys).isSubsetOf("definition", "outcome", "status", "state");
+    assertThat(tagKeys).as("le: a histogram bucket").isSubsetOf("definition", "outcome", "status", "state", "le");
+    assertThat(registry.get("herald.notices.backlog").tag("definition", "ok").gauge().value()).isZero();
+  }
+
+  /** What alert rules need: counters at 0 before their first event, and one backlog that counts retries too. */
+  @Test
+  void countersStartAtZeroAndTheBacklogHoldsEveryLiveNoticePastItsFireTime() {
+    HeraldMetrics metrics = new HeraldMetrics(registry, Duration.ZERO);
+    dev.herald.testing.SettableClock clock = dev.herald.testing.SettableClock.startingNow();
+    herald = Herald.builder()
+        .h2File(dir.resolve("herald"))
+        .clock(clock)
+        .listener(metrics)
+        .define(NoticeDefinition.builder("ok").handler("ok").build())
+        .define(NoticeDefinition.builder("down").handler("down").retry("1h").build())
+        .handler("ok", ctx -> DeliveryResult.delivered())
+        .handler("down", ctx -> DeliveryResult.retry("receiver down"))
+        .build();
+    metrics.watch(herald);
+    dev.herald.testing.ManualRunner runner = new dev.herald.testing.ManualRunner(herald, clock);
+
+    assertThat(registry.get("herald.engine.errors").counter().count()).isZero();
+    for (String name : List.of("herald.alerts", "herald.notices.enqueued", "herald.notices.delivered",
+        "herald.notices.retried")) {
+      assertThat(registry.get(name).tag("definition", "ok").counter().count()).as(name).isZero();
+    }
+    assertThat(registry.get("herald.notices.finished").tags("definition", "down", "status", "dead").counter().count())
+        .isZero();
+
+    for (int i = 0; i < 3; i++) {
+      herald.enqueue("down", "{\"n\":" + i + "}");
+    }
+    herald.enqueue(NoticeRequest.of("down", "{\"later\":1}").delay(Duration.ofHours(2)));
+    runner.runDue();
+    clock.advance(Duration.ofSeconds(90));
+    assertThat(gauge("herald.notices.backlog", "down")).as("waiting for their retry in an hour: still owed").isEqualTo(3);
+    assertThat(gauge("herald.notices.due", "down")).as("none due for an attempt right now").isZero();
+    assertThat(registry.get("herald.notices.backlog.age").tag("definition", "down").gauge().value()).isEqualTo(90);
+    assertThat(gauge("herald.notices.backlog", "ok")).isZero();
+    assertThat(registry.get("herald.notices.backlog.age").tag("definition", "ok").gauge().value()).isZero();
+
+    runner.runDue(); // nothing due: the retries wait an hour
+    herald.enqueue("ok", "{}");
+    runner.runDue();
+    Timer lateness = registry.get("herald.delivery.lateness").tag("definition", "ok").timer();
+    assertThat(lateness.takeSnapshot().histogramCounts()).as("the default SLO buckets, not Micrometer's 69")
+        .hasSize(HeraldMetrics.DEFAULT_LATENCY_BUCKETS.size()).hasSizeLessThanOrEqualTo(20);
+  }
+
+  @Test
+  void latencyBucketsAndPercentilesAreConfigurable() {
+    HeraldMetrics metrics = HeraldMetrics.builder(registry).latencyBuckets(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .percentiles(0.99).build();
+    metrics.onAttempt(new Notice(java.util.UUID.randomUUID(), "d", "{}", null, null, NoticeStatus.SUCCEEDED, 1,
+            java.time.Instant.EPOCH, null, java.time.Instant.EPOCH, null, java.time.Instant.EPOCH, java.time.Instant.EPOCH,
+            java.time.Instant.EPOCH, null),
+        new dev.herald.Attempt(java.util.UUID.randomUUID(), 1, java.time.Instant.EPOCH, Duration.ofMillis(300),
+            DeliveryResult.Outcome.DELIVERED, null, "n"));
+    var snapshot = registry.get("herald.attempt.duration").timer().takeSnapshot();
+    assertThat(snapshot.histogramCounts()).extracting(c -> c.bucket(java.util.concurrent.TimeUnit.MILLISECONDS))
+        .containsExactly(100.0, 1000.0);
+    assertThat(snapshot.percentileValues()).hasSize(1);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> HeraldMetrics.builder(registry).percentiles(99))
+        .isInstanceOf(dev.herald.InvalidInputException.class).hasMessageContaining("percentiles");
+  }
+
+  private double gauge(String name, String definition) {
+    return registry.get(name).tag("definition", definition).gauge().value();
   }
 
   @Test

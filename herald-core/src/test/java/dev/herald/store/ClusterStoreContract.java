@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * match only identical keys, exact optimistic checks whatever the driver's batch mode, and text the
  * database would refuse. Run per database by a subclass.
  */
-public abstract class ClusterStoreContract extends NoticeStoreContract {
+public abstract class ClusterStoreContract extends NoticeReportsContract {
 
   protected Dialect dialect() {
     return ((JdbcNoticeStore) store).dialect();

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The store contract on H2 in a real file, as Herald embeds it by default. */
-class H2NoticeStoreTest extends NoticeStoreContract {
+class H2NoticeStoreTest extends NoticeReportsContract {
   @TempDir Path dir;
 
   private JdbcConnectionPool pool;

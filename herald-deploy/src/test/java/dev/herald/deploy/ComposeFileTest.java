@@ -54,7 +54,7 @@ class ComposeFileTest {
 
   @Test
   void theReadmeRunsTheClusterInThreeCommands() throws Exception {
-    String readme = Files.readString(REPOSITORY.resolve("README.md"));
+    String readme = Files.readString(REPOSITORY.resolve("docs/server.md"));
     assertThat(readme).contains("""
         ./mvnw -q -pl herald-server -am package -DskipTests
         export POSTGRES_PASSWORD=$(openssl rand -hex 16) HERALD_ADMIN_TOKEN=hrd_$(openssl rand -hex 24)

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every environment variable that the README's table, compose.yaml and the Helm chart give the server sets
+ * Every environment variable that the table of docs/server.md, compose.yaml and the Helm chart give the server sets
  * a property the packaged server knows (its configuration metadata): a misspelt name would be ignored
  * silently by Spring. Runs after herald-server is packaged (verify), as it reads the jar.
  */
@@ -29,9 +29,9 @@ class EnvironmentNamesIT {
 
   @Test
   void theReadmeTableNamesOnlyKnownSettings() throws Exception {
-    String readme = Files.readString(REPOSITORY.resolve("README.md"));
+    String readme = Files.readString(REPOSITORY.resolve("docs/server.md"));
     int section = readme.indexOf("### Configuration by environment");
-    assertThat(section).as("README section 'Configuration by environment'").isPositive();
+    assertThat(section).as("docs/server.md section 'Configuration by environment'").isPositive();
     List<String> names = new ArrayList<>();
     Matcher row = Pattern.compile("(?m)^\\| `([A-Z0-9_]+)(?:_<[A-Z]+>)?`").matcher(readme.substring(section));
     while (row.find()) {

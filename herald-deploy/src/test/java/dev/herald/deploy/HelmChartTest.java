@@ -89,7 +89,7 @@ class HelmChartTest {
     assertThat(nodeId.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("metadata.name");
     // secrets by reference, from the chart's Secret (no key when no value was given)
     for (String name : List.of("SPRING_DATASOURCE_PASSWORD", "HERALD_SERVER_BOOTSTRAP_ADMIN_TOKEN",
-        "HERALD_SERVER_CONSOLE_ADMIN_PASSWORD")) {
+        "HERALD_SERVER_CONSOLE_ADMIN_PASSWORD", "HERALD_SERVER_SECRET_KEY")) {
       assertThat(env(herald, name).getValueFrom().getSecretKeyRef().getName()).isEqualTo("pay-herald");
       assertThat(env(herald, name).getValueFrom().getSecretKeyRef().getOptional()).isTrue();
     }
@@ -172,9 +172,10 @@ class HelmChartTest {
   @Test
   void withSecretValuesTheChartsSecretHoldsThemEncoded() {
     Manifests m = render(Map.of("database", Map.of("url", DB), "secrets", Map.of(
-        "databasePassword", "s3cret \"pw\"", "bootstrapAdminToken", "hrd_0123456789abcdef0123456789abcdef01")));
+        "databasePassword", "s3cret \"pw\"", "bootstrapAdminToken", "hrd_0123456789abcdef0123456789abcdef01",
+        "secretKey", "q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq8M=")));
     Secret secret = m.one("secret.yaml", Secret.class);
-    assertThat(secret.getData()).containsOnlyKeys("database-password", "bootstrap-admin-token");
+    assertThat(secret.getData()).containsOnlyKeys("database-password", "bootstrap-admin-token", "secret-key");
     assertThat(new String(Base64.getDecoder().decode(secret.getData().get("database-password")), StandardCharsets.UTF_8))
         .isEqualTo("s3cret \"pw\"");
   }

@@ -39,7 +39,7 @@ import java.util.stream.Stream;
  */
 public final class QuickStart {
   private static final Path DATA = Path.of("data", "quickstart");
-  private static long start;
+  private static volatile long start;
 
   public static void main(String[] args) throws Exception {
     // A fresh database on every run, so that the summary shows this run only.
@@ -96,7 +96,7 @@ public final class QuickStart {
         throw new IllegalStateException("payment declined");
       });
     } catch (IllegalStateException e) {
-      Printer.line(herald.clock().instant(), "rollback", rolledBack.get(), "", "-", e.getMessage());
+      Printer.line("rollback", rolledBack.get(), "", "-", e.getMessage());
     }
 
     // Wait (at most 30 s) until no notice is live and the listener has printed every finish.
@@ -107,7 +107,7 @@ public final class QuickStart {
     boolean confirmed = false;
     while (!herald.operations().query(live).items().isEmpty() || printer.finished.get() < printer.enqueued.get()) {
       if (!confirmed && status(herald, report.id()) == NoticeStatus.AWAITING_CONFIRM) {
-        Printer.line(herald.clock().instant(), "confirm", report, "", "-", "operations().confirm(id)");
+        Printer.line("confirm", report, "", "-", "operations().confirm(id)");
         herald.operations().confirm(report.id());
         confirmed = true;
       }
@@ -134,8 +134,10 @@ public final class QuickStart {
     System.out.printf("%nAttempt log of the DEAD notice (%s)%n", detail.notice().description());
     for (Attempt a : detail.attempts()) {
       System.out.printf("  #%d  at %+6d ms  took %3d ms  %-9s  %s%n", a.number(), offset(a.startedAt()),
-          a.duration().toMillis(), a.outcome(), a.detail());
+          a.duration().toMillis(), a.outcome(), firstLine(a.detail()));
     }
+    System.out.println("  (each attempt's full detail, the handler's stack trace here, is in its attempt log:"
+        + " operations().find(id))");
   }
 
   /** A business write and its merchant callback, with the caller's transaction. */
@@ -176,26 +178,39 @@ public final class QuickStart {
       // A failed attempt leaves the notice FAILED, or IN_FLIGHT when the retry is due within the look-ahead.
       boolean retry = n.status() == NoticeStatus.FAILED || n.status() == NoticeStatus.IN_FLIGHT;
       long wait = retry ? Duration.between(n.updatedAt(), n.nextAttemptAt()).toMillis() : 0;
-      line(a.startedAt(), "attempt", n, a.number() + "", a.outcome().name(),
-          Objects.toString(a.detail(), "") + (retry ? "; retry in " + wait + " ms" : ""));
+      line("attempt", n, a.number() + "", a.outcome().name(),
+          firstLine(a.detail()) + (retry ? "; retry in " + wait + " ms" : ""));
     }
 
     @Override
     public void onFinished(Notice n) {
-      line(n.finishedAt(), "finished", n, n.attempts() + "", n.status().name(), "");
+      line("finished", n, n.attempts() + "", n.status().name(), "");
       finished.incrementAndGet();
     }
 
     @Override
     public void onAlert(AlertEvent alert) {
-      line(alert.at(), "ALERT", alert.notice(), alert.failures() + "",
-          alert.finalFailure() ? "FINAL" : "FAILING", alert.error());
+      line("ALERT", alert.notice(), alert.failures() + "", alert.finalFailure() ? "FINAL" : "FAILING",
+          firstLine(alert.error()));
     }
 
-    static void line(Instant at, String event, Notice n, String number, String outcome, String detail) {
-      System.out.printf("%7d  %-8s  %-17s  %-25s %2s  %-10s  %s%n", offset(at), event, n.definition(),
-          n.description(), number, outcome, Objects.toString(detail, ""));
+    /**
+     * One line per event, stamped when it is printed: events reach the listener from the engine's
+     * threads and the main thread, so one lock keeps the lines whole and in the order of their stamps.
+     */
+    static synchronized void line(String event, Notice n, String number, String outcome, String detail) {
+      System.out.printf("%7d  %-8s  %-17s  %-25s %2s  %-10s  %s%n", System.currentTimeMillis() - start, event,
+          n.definition(), n.description(), number, outcome, Objects.toString(detail, ""));
     }
+  }
+
+  /** The first line of an attempt's detail: an exception's message without its stack trace. */
+  private static String firstLine(String detail) {
+    if (detail == null) {
+      return "";
+    }
+    int end = detail.indexOf('\n');
+    return end < 0 ? detail : detail.substring(0, end);
   }
 
   private static NoticeStatus status(Herald herald, UUID id) {

@@ -36,82 +36,106 @@ class ApiErrors {
   }
 
   @ExceptionHandler(ApiException.class)
-  ResponseEntity<ObjectNode> api(ApiException e, HttpServletRequest request) {
+  Object api(ApiException e, HttpServletRequest request) {
     return problem(e, request);
   }
 
   @ExceptionHandler(InvalidInputException.class)
-  ResponseEntity<ObjectNode> invalid(InvalidInputException e, HttpServletRequest request) {
+  Object invalid(InvalidInputException e, HttpServletRequest request) {
     return problem(ApiException.invalid(e.field(), e.reason()), request);
   }
 
   @ExceptionHandler(NoticeNotFoundException.class)
-  ResponseEntity<ObjectNode> notFound(NoticeNotFoundException e, HttpServletRequest request) {
+  Object notFound(NoticeNotFoundException e, HttpServletRequest request) {
     return problem(ApiException.notFound(e.getMessage()), request);
   }
 
   @ExceptionHandler(IllegalTransitionException.class)
-  ResponseEntity<ObjectNode> transition(IllegalTransitionException e, HttpServletRequest request) {
+  Object transition(IllegalTransitionException e, HttpServletRequest request) {
     return problem(ApiException.conflict("illegal_transition", e.getMessage()), request);
   }
 
   @ExceptionHandler(BackPressureException.class)
-  ResponseEntity<ObjectNode> backPressure(BackPressureException e, HttpServletRequest request) {
+  Object backPressure(BackPressureException e, HttpServletRequest request) {
     return problem(ApiException.unavailable("back_pressure", e.getMessage(), properties.getRetryAfter()), request);
   }
 
   @ExceptionHandler({StoreException.class, ApiTokens.StoreUnavailable.class})
-  ResponseEntity<ObjectNode> store(RuntimeException e, HttpServletRequest request) {
+  Object store(RuntimeException e, HttpServletRequest request) {
     log.warn("{} {}: the database failed: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
     return problem(ApiException.unavailable("unavailable", "the database does not answer; nothing was changed"
         + " by this request, try again later", properties.getRetryAfter()), request);
   }
 
   @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
-  ResponseEntity<ObjectNode> method(HttpRequestMethodNotSupportedException e, HttpServletRequest request) {
+  Object method(HttpRequestMethodNotSupportedException e, HttpServletRequest request) {
     String allowed = e.getSupportedHttpMethods() == null ? "" : e.getSupportedHttpMethods().stream()
         .map(Object::toString).sorted().collect(Collectors.joining(", "));
-    ResponseEntity<ObjectNode> r = problem(ApiException.of(405, "method_not_allowed",
+    Object r = problem(ApiException.of(405, "method_not_allowed",
         request.getMethod() + " is not allowed on " + request.getRequestURI() + "; allowed: " + allowed), request);
-    return ResponseEntity.status(405).headers(r.getHeaders()).header(HttpHeaders.ALLOW, allowed).body(r.getBody());
+    if (r instanceof ResponseEntity<?> json) {
+      return ResponseEntity.status(405).headers(json.getHeaders()).header(HttpHeaders.ALLOW, allowed)
+          .body(json.getBody());
+    }
+    return r;
   }
 
   @ExceptionHandler({NoResourceFoundException.class, NoHandlerFoundException.class})
-  ResponseEntity<ObjectNode> noRoute(Exception e, HttpServletRequest request) {
+  Object noRoute(Exception e, HttpServletRequest request) {
     return problem(ApiException.notFound("no route " + request.getMethod() + " " + request.getRequestURI()
         + "; see /api/v1/openapi.json"), request);
   }
 
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
-  ResponseEntity<ObjectNode> mediaType(HttpMediaTypeNotSupportedException e, HttpServletRequest request) {
+  Object mediaType(HttpMediaTypeNotSupportedException e, HttpServletRequest request) {
     return problem(ApiException.unsupportedMediaType("send the body as JSON with Content-Type: application/json"),
         request);
   }
 
   @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)
-  ResponseEntity<ObjectNode> notAcceptable(HttpMediaTypeNotAcceptableException e, HttpServletRequest request) {
+  Object notAcceptable(HttpMediaTypeNotAcceptableException e, HttpServletRequest request) {
     return problem(ApiException.of(406, "not_acceptable", "this API answers application/json"), request);
   }
 
   @ExceptionHandler(MissingServletRequestParameterException.class)
-  ResponseEntity<ObjectNode> missing(MissingServletRequestParameterException e, HttpServletRequest request) {
+  Object missing(MissingServletRequestParameterException e, HttpServletRequest request) {
     return problem(ApiException.invalid(e.getParameterName(), "is required"), request);
   }
 
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)
-  ResponseEntity<ObjectNode> mismatch(MethodArgumentTypeMismatchException e, HttpServletRequest request) {
+  Object mismatch(MethodArgumentTypeMismatchException e, HttpServletRequest request) {
     return problem(ApiException.invalid(e.getName(), "cannot read '" + e.getValue() + "'"), request);
   }
 
+  @ExceptionHandler(org.springframework.validation.BindException.class)
+  Object binding(org.springframework.validation.BindException e, HttpServletRequest request) {
+    org.springframework.validation.FieldError f = e.getFieldError();
+    return f == null ? problem(ApiException.of(400, "invalid_input", "the request's parameters cannot be read"), request)
+        : problem(ApiException.invalid(f.getField(), "cannot read '" + f.getRejectedValue() + "'"), request);
+  }
+
   @ExceptionHandler(Exception.class)
-  ResponseEntity<ObjectNode> unexpected(Exception e, HttpServletRequest request) {
+  Object unexpected(Exception e, HttpServletRequest request) {
     log.warn("{} {} failed unexpectedly", request.getMethod(), request.getRequestURI(), e);
     return problem(ApiException.of(500, "internal", "the server failed: " + e.getClass().getSimpleName()
         + "; see its log"), request);
   }
 
-  static ResponseEntity<ObjectNode> problem(ApiException e, HttpServletRequest request) {
+  /**
+   * The problem as the caller reads it: JSON for the API, an HTML page for the console (whose users
+   * are people in a browser).
+   */
+  static Object problem(ApiException e, HttpServletRequest request) {
     request.setAttribute(Problems.DETAIL_ATTRIBUTE, e.getMessage());
+    if (request.getRequestURI().startsWith("/console")) {
+      org.springframework.web.servlet.ModelAndView page = new org.springframework.web.servlet.ModelAndView(
+          "console/error", org.springframework.http.HttpStatusCode.valueOf(e.status()));
+      org.springframework.http.HttpStatus status = org.springframework.http.HttpStatus.resolve(e.status());
+      page.addObject("status", e.status());
+      page.addObject("title", status == null ? "Error" : status.getReasonPhrase());
+      page.addObject("detail", e.getMessage());
+      return page;
+    }
     ResponseEntity.BodyBuilder b = ResponseEntity.status(e.status()).contentType(MediaType.APPLICATION_PROBLEM_JSON);
     Duration retryAfter = e.retryAfter();
     if (retryAfter != null) {

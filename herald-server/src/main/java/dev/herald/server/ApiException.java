@@ -75,6 +75,11 @@ final class ApiException extends RuntimeException {
     return new ApiException(503, error, detail, null, null, null, retryAfter);
   }
 
+  /** 429: a tenant's quota is used up; nothing was written. */
+  static ApiException tooMany(String detail, Duration retryAfter) {
+    return new ApiException(429, "quota_exceeded", detail, null, null, null, retryAfter);
+  }
+
   static ApiException of(int status, String error, String detail) {
     return new ApiException(status, error, detail, null, null, null, null);
   }

@@ -19,6 +19,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ApiFilter extends OncePerRequestFilter {
   static final String CALLER = "herald.server.caller";
+  /** The {@link Caller} of an authenticated request. */
+  static final String SCOPE = "herald.server.caller.scope";
+  private static final java.util.regex.Pattern CONFIRM =
+      java.util.regex.Pattern.compile("/api/v1/notices/[0-9a-fA-F-]{36}/confirm");
   private static final Logger log = LoggerFactory.getLogger("dev.herald.server.requests");
 
   private final ApiTokens tokens;
@@ -29,6 +33,35 @@ final class ApiFilter extends OncePerRequestFilter {
     this.tokens = tokens;
     this.mapper = mapper;
     this.retryAfter = retryAfter;
+  }
+
+  /**
+   * The caller, who must act for every tenant: what every tenant shares (tenants, endpoints) is
+   * changed by operators only.
+   *
+   * @throws ApiException 403 for a caller of one tenant
+   */
+  static Caller operator(HttpServletRequest request, String what) {
+    Caller caller = caller(request);
+    if (!caller.everyTenant()) {
+      throw ApiException.forbidden(request.getMethod() + " " + request.getRequestURI() + " " + what
+          + ": it needs an admin token of every tenant; this one is tenant " + caller.tenant() + "'s");
+    }
+    return caller;
+  }
+
+  /** Who called; null for a request without a token (a receiver's confirm by capability). */
+  static Caller caller(HttpServletRequest request) {
+    return (Caller) request.getAttribute(SCOPE);
+  }
+
+  /**
+   * A receiver's confirm by the notice's capability: POST to the notice's confirm route with the
+   * capability parameter and no token (the controller checks the capability).
+   */
+  static boolean isCapabilityConfirm(HttpServletRequest request, String path) {
+    return request.getHeader("Authorization") == null && request.getMethod().equals("POST")
+        && CONFIRM.matcher(path).matches() && request.getParameter(ConfirmCapability.PARAMETER) != null;
   }
 
   /** Whether a path (decoded and normalized, as it is routed) is served without a token. */
@@ -51,7 +84,8 @@ final class ApiFilter extends OncePerRequestFilter {
       throws ServletException, IOException {
     long t0 = System.nanoTime();
     try {
-      if (isOpen(routedPath(request)) || authenticate(request, response)) {
+      String path = routedPath(request);
+      if (isOpen(path) || isCapabilityConfirm(request, path) || authenticate(request, response)) {
         chain.doFilter(request, response);
       }
     } finally {
@@ -88,6 +122,7 @@ final class ApiFilter extends OncePerRequestFilter {
       return false;
     }
     request.setAttribute(CALLER, found.get());
+    request.setAttribute(SCOPE, Caller.of(found.get(), request.getRemoteAddr()));
     return true;
   }
 
@@ -101,7 +136,8 @@ final class ApiFilter extends OncePerRequestFilter {
     long ms = (System.nanoTime() - t0) / 1_000_000;
     String query = request.getQueryString();
     Object caller = request.getAttribute(CALLER);
-    String who = caller instanceof ApiTokens.Info t ? t.name() + "/" + t.role().text() : "-";
+    String who = caller instanceof ApiTokens.Info t ? t.name() + "/" + t.role().text()
+        + (t.tenant() == null ? "" : "/" + t.tenant()) : "-";
     Object problem = request.getAttribute(Problems.DETAIL_ATTRIBUTE);
     String line = request.getMethod() + " " + request.getRequestURI() + (query == null ? "" : "?" + query)
         + " -> " + status + " in " + ms + " ms, token " + who + (problem == null ? "" : ": " + problem);

@@ -34,8 +34,12 @@ public final class ApiTokens {
   private static final int MIN_BOOTSTRAP_LENGTH = 32;
   private static final long LAST_USED_RESOLUTION_MS = 60_000;
 
-  /** A stored token, without its secret. */
-  public record Info(String id, String name, Role role, String hint, Instant createdAt, String createdBy,
+  /**
+   * A stored token, without its secret.
+   *
+   * @param tenant the tenant it acts for; null for an admin token of every tenant (an operator's)
+   */
+  public record Info(String id, String name, Role role, String tenant, String hint, Instant createdAt, String createdBy,
       Instant lastUsedAt, Instant revokedAt) {
     public boolean active() {
       return revokedAt == null;
@@ -71,12 +75,20 @@ public final class ApiTokens {
     }
   }
 
-  public Created create(String name, Role role, String createdBy) {
+  /**
+   * Creates a token.
+   *
+   * @param tenant the tenant it acts for; null only for an admin token of every tenant
+   */
+  public Created create(String name, Role role, String tenant, String createdBy) {
     checkName(name, "name");
+    if (tenant == null && role != Role.ADMIN) {
+      throw ApiException.invalid("tenant", "is required for a client token: the tenant whose notices it handles");
+    }
     byte[] bytes = new byte[32];
     random.nextBytes(bytes);
     String token = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    return new Created(insert(name.strip(), role, token, createdBy), token);
+    return new Created(insert(name.strip(), role, tenant, token, createdBy), token);
   }
 
   /**
@@ -100,23 +112,25 @@ public final class ApiTokens {
     } catch (SQLException e) {
       throw new IllegalStateException("cannot read API tokens: " + e.getMessage(), e);
     }
-    insert("bootstrap", Role.ADMIN, token.strip(), "herald.server.bootstrap-admin-token");
+    insert("bootstrap", Role.ADMIN, null, token.strip(), "herald.server.bootstrap-admin-token");
     return true;
   }
 
-  private Info insert(String name, Role role, String token, String createdBy) {
-    Info info = new Info(UUID.randomUUID().toString(), name, role, token.substring(0, Math.min(8, token.length())) + "...",
-        clock.instant(), createdBy, null, null);
+  private Info insert(String name, Role role, String tenant, String token, String createdBy) {
+    Info info = new Info(UUID.randomUUID().toString(), name, role, tenant,
+        token.substring(0, Math.min(8, token.length())) + "...", clock.instant(), Views.bounded(createdBy, 200), null,
+        null);
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement("INSERT INTO herald_server_token"
-            + " (id, name, role, token_hash, hint, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            + " (id, name, role, token_hash, hint, created_at, created_by, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
       ps.setString(1, info.id());
       ps.setString(2, info.name());
       ps.setString(3, role.text());
       ps.setString(4, hash(token));
       ps.setString(5, info.hint());
       ps.setLong(6, info.createdAt().toEpochMilli());
-      ps.setString(7, createdBy);
+      ps.setString(7, info.createdBy());
+      ps.setString(8, tenant);
       ps.executeUpdate();
       return info;
     } catch (SQLException e) {
@@ -177,20 +191,27 @@ public final class ApiTokens {
     return list().stream().filter(Info::active).count();
   }
 
+  /** The tokens {@code caller} sees: a tenant's own, or every one for a caller of every tenant. */
+  public List<Info> list(Caller caller) {
+    return list().stream().filter(t -> caller.everyTenant() || caller.tenant().equals(t.tenant())).toList();
+  }
+
   /**
    * Revokes a token; it is refused from then on.
    *
-   * @throws ApiException 404 if there is no such token, 409 if it is the last active admin token
+   * @throws ApiException 404 if there is no such token (or it is another tenant's), 409 if it is the
+   *     last active admin token of every tenant
    */
-  public Info revoke(String id) {
+  public Info revoke(String id, Caller caller) {
     List<Info> all = list();
-    Info target = all.stream().filter(t -> t.id().equals(id)).findFirst()
+    Info target = all.stream().filter(t -> t.id().equals(id) && (caller.everyTenant()
+            || caller.tenant().equals(t.tenant()))).findFirst()
         .orElseThrow(() -> ApiException.notFound("no API token with id " + id));
     if (!target.active()) {
       return target;
     }
-    if (target.role() == Role.ADMIN
-        && all.stream().noneMatch(t -> t.active() && t.role() == Role.ADMIN && !t.id().equals(id))) {
+    if (target.role() == Role.ADMIN && target.tenant() == null && all.stream()
+        .noneMatch(t -> t.active() && t.role() == Role.ADMIN && t.tenant() == null && !t.id().equals(id))) {
       throw ApiException.conflict("last_admin_token",
           "token " + id + " is the last active admin token; create another admin token before revoking it");
     }
@@ -204,15 +225,15 @@ public final class ApiTokens {
     } catch (SQLException e) {
       throw new StoreUnavailable("cannot revoke the API token: " + e.getMessage(), e);
     }
-    return new Info(target.id(), target.name(), target.role(), target.hint(), target.createdAt(), target.createdBy(),
-        target.lastUsedAt(), now);
+    return new Info(target.id(), target.name(), target.role(), target.tenant(), target.hint(), target.createdAt(),
+        target.createdBy(), target.lastUsedAt(), now);
   }
 
-  private static final String SELECT =
-      "SELECT id, name, role, hint, created_at, created_by, last_used_at, revoked_at FROM herald_server_token";
+  private static final String SELECT = "SELECT id, name, role, hint, created_at, created_by, last_used_at,"
+      + " revoked_at, tenant FROM herald_server_token";
 
   private static Info read(ResultSet rs) throws SQLException {
-    return new Info(rs.getString(1), rs.getString(2), Role.parse(rs.getString(3)), rs.getString(4),
+    return new Info(rs.getString(1), rs.getString(2), Role.parse(rs.getString(3)), rs.getString(9), rs.getString(4),
         instant(rs, 5), rs.getString(6), instant(rs, 7), instant(rs, 8));
   }
 
@@ -222,7 +243,7 @@ public final class ApiTokens {
   }
 
   /** The token table cannot be read: the database is down. Answered with 503. */
-  static final class StoreUnavailable extends RuntimeException {
+  public static final class StoreUnavailable extends RuntimeException {
     StoreUnavailable(String message, Throwable cause) {
       super(message, cause);
     }

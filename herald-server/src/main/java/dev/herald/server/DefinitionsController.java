@@ -37,76 +37,123 @@ class DefinitionsController {
 
   private final Herald herald;
   private final ServerProperties properties;
+  private final RequestBodies bodies;
+  private final TenantScope scope;
+  private final DefinitionSecrets secrets;
+  private final AlertTargets alertTargets;
+  private final AuditLog audit;
 
-  DefinitionsController(Herald herald, ServerProperties properties) {
+  DefinitionsController(Herald herald, ServerProperties properties, RequestBodies bodies, TenantScope scope,
+      DefinitionSecrets secrets, AlertTargets alertTargets, AuditLog audit) {
     this.herald = herald;
     this.properties = properties;
+    this.bodies = bodies;
+    this.scope = scope;
+    this.secrets = secrets;
+    this.alertTargets = alertTargets;
+    this.audit = audit;
   }
 
   @GetMapping
-  ObjectNode list() {
+  ObjectNode list(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("items");
-    herald.definitions().list().forEach(d -> items.add(view(d)));
+    scope.definitions(caller, herald).forEach(d -> items.add(view(d, caller)));
     return out;
   }
 
   @GetMapping("/{name}")
-  ObjectNode get(@PathVariable("name") String name) {
-    return view(require(name));
+  ObjectNode get(@PathVariable("name") String name, HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
+    return view(require(name, caller), caller);
   }
 
   @PostMapping
   @AdminOnly
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    Caller caller = ApiFilter.caller(request);
+    ObjectNode in = bodies.object(request);
     String name = JsonInput.requiredText(in, "", "name");
+    scope.checkNewDefinitionName(caller, name);
     if (herald.definitions().find(name).isPresent()) {
       throw ApiException.conflict("already_exists",
           "definition '" + name + "' exists; change it with PUT /api/v1/definitions/" + name);
     }
     NoticeDefinition saved = save(build(in, name, null));
-    return ResponseEntity.created(URI.create("/api/v1/definitions/" + saved.name())).body(view(saved));
+    audit.record(caller, scope.tenants().ownerOf(name), "definition.create", name, summary(saved));
+    return ResponseEntity.created(URI.create("/api/v1/definitions/" + saved.name())).body(view(saved, caller));
   }
 
   @PutMapping("/{name}")
   @AdminOnly
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
-    NoticeDefinition existing = require(name);
+    Caller caller = ApiFilter.caller(request);
+    ObjectNode in = bodies.object(request);
+    NoticeDefinition existing = requireChangeable(name, caller);
     String given = JsonInput.text(in, "", "name");
     if (given != null && !given.equals(name)) {
       throw ApiException.invalid("name", "'" + given + "' differs from the name in the path, '" + name
           + "'; a definition cannot be renamed");
     }
-    return view(save(build(in, name, existing)));
+    NoticeDefinition saved = save(build(in, name, existing));
+    audit.record(caller, scope.tenants().ownerOf(name), "definition.update", name, summary(saved));
+    return view(saved, caller);
   }
 
   @DeleteMapping("/{name}")
   @AdminOnly
-  ResponseEntity<Void> delete(@PathVariable("name") String name) {
-    require(name);
+  ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
+    requireChangeable(name, caller);
     if (name.equals(properties.getCallbackDefinition())) {
       throw ApiException.conflict("built_in", "definition '" + name + "' is built in: notices that give only a"
           + " callbackUrl use it. Change it with PUT instead.");
     }
+    if (dev.herald.server.alerts.AlertService.isInternal(name)) {
+      throw ApiException.conflict("built_in", "definition '" + name + "' is built in: alerts are sent as its notices,"
+          + " so without it no alert would go out. Change it with PUT instead.");
+    }
     herald.definitions().delete(name);
+    scope.tenants().forgetDefinition(name);
+    audit.record(caller, scope.tenants().ownerOf(name), "definition.delete", name, null);
     return ResponseEntity.noContent().build();
   }
 
-  private NoticeDefinition require(String name) {
-    return herald.definitions().find(name)
+  /** The definition, if the caller sees it; another tenant's answers 404 as a missing one. */
+  private NoticeDefinition require(String name, Caller caller) {
+    return herald.definitions().find(name).filter(d -> scope.seesDefinition(caller, name))
         .orElseThrow(() -> ApiException.notFound("no definition named '" + name + "'"));
   }
 
-  private ObjectNode view(NoticeDefinition d) {
-    return Views.definition(d, d.name().equals(properties.getCallbackDefinition()));
+  private NoticeDefinition requireChangeable(String name, Caller caller) {
+    NoticeDefinition d = require(name, caller);
+    if (!scope.mayChangeDefinition(caller, name)) {
+      throw ApiException.forbidden("definition '" + name + "' belongs to tenant " + scope.tenants().ownerOf(name)
+          + ", which granted it to yours: its admins change it");
+    }
+    return d;
+  }
+
+  private ObjectNode view(NoticeDefinition d, Caller caller) {
+    ObjectNode o = Views.definition(d, d.name().equals(properties.getCallbackDefinition()));
+    if (!caller.admin()) {
+      Views.maskUrls(o); // URLs often carry credentials (?token=...): clients see where, not with what
+    }
+    o.put("tenant", scope.tenants().ownerOf(d.name()));
+    return o;
+  }
+
+  private static String summary(NoticeDefinition d) {
+    return "channel " + d.channel() + ", target " + UrlMasking.mask(d.target()) + ", retry " + d.retrySchedule().text()
+        + ", options " + d.options().keySet();
   }
 
   private NoticeDefinition save(NoticeDefinition d) {
     try {
       AlertOptions.refuseUnknown(d);
-      return herald.definitions().save(d);
+      alertTargets.check(d);
+      return herald.definitions().save(secrets.seal(d));
     } catch (InvalidInputException e) {
       throw ApiException.invalid(apiField(e.field()), e.reason() + settingHint(e, d.channel()));
     }

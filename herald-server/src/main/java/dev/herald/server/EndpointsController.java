@@ -23,47 +23,73 @@ import tools.jackson.databind.node.ObjectNode;
 class EndpointsController {
   private final HttpChannel http;
   private final EndpointControl control;
-  private final ServerProperties properties;
+  private final RequestBodies bodies;
+  private final TenantScope scope;
+  private final TenantEndpoints tenantEndpoints;
+  private final dev.herald.Herald herald;
+  private final AuditLog audit;
 
-  EndpointsController(HttpChannel http, EndpointControl control, ServerProperties properties) {
-    this.http = http;
+  EndpointsController(ServerHttpChannel http, EndpointControl control, RequestBodies bodies, TenantScope scope,
+      TenantEndpoints tenantEndpoints, dev.herald.Herald herald, AuditLog audit) {
+    this.http = http.http();
     this.control = control;
-    this.properties = properties;
+    this.bodies = bodies;
+    this.scope = scope;
+    this.tenantEndpoints = tenantEndpoints;
+    this.herald = herald;
+    this.audit = audit;
   }
 
+  /** The endpoints of this server's channel; a tenant's callers see those its notices and definitions go to. */
   @GetMapping
-  ObjectNode list() {
+  ObjectNode list(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
+    java.util.Set<String> mine = scope.narrows(caller) ? tenantEndpoints.of(caller, scope, herald) : null;
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("items");
-    http.endpoints().forEach(e -> items.add(view(e)));
+    http.endpoints().stream().filter(e -> mine == null || mine.contains(e.endpoint())).forEach(e -> items.add(view(e)));
     return out;
   }
 
   @PostMapping("/disable")
   @AdminOnly
   ObjectNode disable(HttpServletRequest request) {
+    Caller caller = operator(request);
     ObjectNode in = body(request, Set.of("url", "reason"));
-    return current(refused(() -> control.disable(JsonInput.requiredText(in, "", "url"),
-        JsonInput.text(in, "", "reason"))));
+    String endpoint = refused(() -> control.disable(JsonInput.requiredText(in, "", "url"),
+        JsonInput.text(in, "", "reason")));
+    audit.record(caller, null, "endpoint.disable", endpoint, JsonInput.text(in, "", "reason"));
+    return current(endpoint);
   }
 
   @PostMapping("/enable")
   @AdminOnly
   ObjectNode enable(HttpServletRequest request) {
+    Caller caller = operator(request);
     ObjectNode in = body(request, Set.of("url"));
-    return current(refused(() -> control.enable(JsonInput.requiredText(in, "", "url"))));
+    String endpoint = refused(() -> control.enable(JsonInput.requiredText(in, "", "url")));
+    audit.record(caller, null, "endpoint.enable", endpoint, null);
+    return current(endpoint);
   }
 
   @PutMapping("/rate")
   @AdminOnly
   ObjectNode rate(HttpServletRequest request) {
+    Caller caller = operator(request);
     ObjectNode in = body(request, Set.of("url", "maxRate"));
     String url = JsonInput.requiredText(in, "", "url");
     if (!in.has("maxRate")) {
       throw ApiException.invalid("maxRate", "is required: a rate such as 100/s, or null to remove the endpoint's own");
     }
     String rate = JsonInput.text(in, "", "maxRate");
-    return current(refused(() -> control.maxRate(url, rate)));
+    String endpoint = refused(() -> control.maxRate(url, rate));
+    audit.record(caller, null, "endpoint.rate", endpoint, rate == null ? "own rate removed" : rate);
+    return current(endpoint);
+  }
+
+  /** Endpoints are shared by every tenant: only admins of every tenant change them. */
+  private static Caller operator(HttpServletRequest request) {
+    return ApiFilter.operator(request, "changes an endpoint every tenant shares");
   }
 
   /** The control's refusal as a 400 naming the field. */
@@ -76,7 +102,7 @@ class EndpointsController {
   }
 
   private ObjectNode body(HttpServletRequest request, Set<String> fields) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", fields);
     return in;
   }

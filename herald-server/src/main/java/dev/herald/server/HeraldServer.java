@@ -14,6 +14,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  * java -jar herald-server.jar token create --name ops --role admin  # print a new token, once
  * java -jar herald-server.jar token list
  * java -jar herald-server.jar health                                # exit 0 if this host's server is ready
+ * java -jar herald-server.jar secret new-key                        # a key for herald.server.secret-key
  * </pre>
  */
 @SpringBootApplication
@@ -24,6 +25,9 @@ public class HeraldServer {
     if (args.length > 0 && args[0].equals("token")) {
       System.exit(TokenCommand.run(Arrays.copyOfRange(args, 1, args.length)));
     }
+    if (args.length > 0 && args[0].equals("secret")) {
+      System.exit(SecretCommand.run(Arrays.copyOfRange(args, 1, args.length)));
+    }
     if (args.length > 0 && args[0].equals("health")) {
       System.exit(HealthCommand.run(Arrays.copyOfRange(args, 1, args.length), System.getenv(), System.out));
     }
@@ -33,6 +37,7 @@ public class HeraldServer {
 
   /** The server application, with its defaults (embedded H2 unless a data source URL is set). */
   public static SpringApplicationBuilder builder() {
-    return new SpringApplicationBuilder(HeraldServer.class).listeners(new EmbeddedDatabaseDefaults(), new NodeIdDefault());
+    return new SpringApplicationBuilder(HeraldServer.class)
+        .listeners(new EmbeddedDatabaseDefaults(), new NodeIdDefault(), new SealedProperties());
   }
 }

@@ -2,9 +2,6 @@ package dev.herald.server;
 
 import dev.herald.schedule.DurationText;
 import jakarta.servlet.http.HttpServletRequest;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -16,9 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
-import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.cfg.JsonNodeFeature;
@@ -50,51 +45,12 @@ final class JsonInput {
 
   // ------------------------------------------------------------------------------------ the body
 
-  /**
-   * Reads the body as one JSON value: 415 unless it is JSON, 413 when it is larger than {@code
-   * maxBytes}, 400 naming line and column when it is not well-formed.
-   */
-  static JsonNode body(HttpServletRequest request, long maxBytes) {
+  /** 415 unless the request says its body is JSON. */
+  static void requireJson(HttpServletRequest request) {
     String type = request.getContentType();
     if (type == null || !isJson(type)) {
       throw ApiException.unsupportedMediaType("send the body as JSON with Content-Type: application/json"
           + (type == null ? " (no Content-Type was given)" : " (was " + type + ")"));
-    }
-    long declared = request.getContentLengthLong();
-    if (declared > maxBytes) {
-      throw tooLarge(declared, maxBytes);
-    }
-    byte[] bytes;
-    try (InputStream in = request.getInputStream()) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream(declared > 0 ? (int) declared : 8192);
-      byte[] buf = new byte[16 * 1024];
-      long total = 0;
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        total += n;
-        if (total > maxBytes) {
-          throw tooLarge(-1, maxBytes);
-        }
-        out.write(buf, 0, n);
-      }
-      bytes = out.toByteArray();
-    } catch (IOException e) {
-      throw ApiException.of(400, "bad_request", "could not read the request body: " + e.getMessage());
-    }
-    return parse(bytes);
-  }
-
-  static JsonNode parse(byte[] bytes) {
-    if (bytes.length == 0 || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
-      throw ApiException.malformed("the request body is empty; send a JSON object");
-    }
-    try {
-      return MAPPER.readTree(bytes);
-    } catch (JacksonException e) {
-      TokenStreamLocation at = e.getLocation();
-      String where = at == null || at.getLineNr() < 1 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      String what = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
-      throw ApiException.malformed("malformed JSON" + where + ": " + what.lines().findFirst().orElse(what));
     }
   }
 
@@ -103,9 +59,21 @@ final class JsonInput {
     return t.equals("application/json") || (t.startsWith("application/") && t.endsWith("+json"));
   }
 
-  private static ApiException tooLarge(long declared, long max) {
-    return ApiException.tooLarge("the request body is " + (declared > 0 ? declared + " bytes" : "larger than the limit")
-        + "; the limit is " + max + " bytes (herald.server.max-request-size)");
+  /**
+   * A notice's payload as JSON text: as read from the request ({@link JsonBody.RawPayload}), or
+   * written from a tree.
+   *
+   * @throws ApiException 400 naming {@code field} when it passed the payload limit
+   */
+  static String payload(JsonNode n, String field) {
+    if (n instanceof tools.jackson.databind.node.POJONode pojo && pojo.getPojo() instanceof JsonBody.RawPayload raw) {
+      if (raw.tooLarge()) {
+        throw ApiException.invalid(field, "is more than " + raw.limit() + " bytes; the limit is " + raw.limit()
+            + " (herald.max-payload-bytes)");
+      }
+      return raw.json();
+    }
+    return MAPPER.writeValueAsString(n);
   }
 
   // ------------------------------------------------------------------------------------ paths

@@ -65,35 +65,57 @@ class NoticesController {
   private final Herald herald;
   private final HttpChannel http;
   private final ServerProperties properties;
+  private final RequestBodies bodies;
+  private final TenantScope scope;
+  private final TenantNotices tenantNotices;
+  private final TenantQuotas quotas;
+  private final AuditLog audit;
+  private final ConfirmCapability capability;
+  private final TenantEndpoints endpoints;
 
-  NoticesController(Herald herald, HttpChannel http, ServerProperties properties) {
+  NoticesController(Herald herald, ServerHttpChannel http, ServerProperties properties, RequestBodies bodies,
+      TenantScope scope, TenantNotices tenantNotices, TenantQuotas quotas, AuditLog audit,
+      ConfirmCapability capability, TenantEndpoints endpoints) {
     this.herald = herald;
-    this.http = http;
+    this.http = http.http();
     this.properties = properties;
+    this.bodies = bodies;
+    this.scope = scope;
+    this.tenantNotices = tenantNotices;
+    this.quotas = quotas;
+    this.audit = audit;
+    this.capability = capability;
+    this.endpoints = endpoints;
   }
 
   private ObjectNode body(HttpServletRequest request) {
-    return JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
+    return bodies.object(request);
   }
+
 
   // ------------------------------------------------------------------------------------ create
 
   @PostMapping
   ResponseEntity<JsonNode> create(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request);
     JsonInput.only(in, "", Set.of("notices"));
     ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
     Map<String, Optional<NoticeDefinition>> definitions = new HashMap<>();
-    Function<String, Optional<NoticeDefinition>> lookup = name ->
-        definitions.computeIfAbsent(name, n -> herald.definitions().find(n));
+    // another tenant's definition is refused exactly as one that does not exist
+    Function<String, Optional<NoticeDefinition>> lookup = name -> definitions.computeIfAbsent(name,
+        n -> scope.seesDefinition(caller, n) ? herald.definitions().find(n) : Optional.empty());
     List<NoticeRequest> requests = new ArrayList<>(items.size());
+    List<String> tenantOf = new ArrayList<>(items.size());
     List<ApiException.FieldError> errors = new ArrayList<>();
     // The caller's trace context: its notices' attempts continue that trace. A malformed header is
     // ignored, as W3C Trace Context asks of receivers; an item's own traceparent field is checked.
     String traceparent = Traceparent.orNull(request.getHeader(Traceparent.HEADER));
     for (int i = 0; i < items.size(); i++) {
       try {
-        requests.add(createRequest(items.get(i), index("notices", i), lookup, traceparent));
+        NoticeRequest r = createRequest(items.get(i), index("notices", i), lookup, traceparent, caller);
+        requests.add(r);
+        tenantOf.add(scope.tenantOfNewNotice(caller, r.definition()));
       } catch (ApiException e) {
         collect(errors, e);
       } catch (InvalidInputException e) {
@@ -103,13 +125,32 @@ class NoticesController {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(errors);
     }
+    Map<String, Integer> perTenant = new java.util.TreeMap<>();
+    tenantOf.forEach(t -> perTenant.merge(t, 1, Integer::sum));
+    perTenant.forEach(quotas::take); // 429 before anything is written
     Instant start = Instant.ofEpochMilli(herald.clock().millis()); // Herald stores whole milliseconds
     List<Notice> notices;
     try {
-      notices = herald.enqueueAll(requests);
+      notices = herald.inTransaction(tx -> {
+        List<Notice> written = tx.enqueueAll(requests);
+        Map<String, List<UUID>> owned = new HashMap<>();
+        for (int i = 0; i < written.size(); i++) {
+          owned.computeIfAbsent(tenantOf.get(i), k -> new ArrayList<>()).add(written.get(i).id());
+        }
+        for (Map.Entry<String, List<UUID>> e : owned.entrySet()) {
+          if (!e.getKey().equals(Tenants.DEFAULT)) {
+            // a notice returned for a known idempotency key has its row already
+            Set<UUID> known = scope.owners().tenantsOf(e.getValue()).keySet();
+            scope.owners().write(tx.connection(), e.getValue().stream().filter(id -> !known.contains(id))
+                .distinct().toList(), e.getKey());
+          }
+        }
+        return written;
+      });
     } catch (InvalidInputException e) {
       throw ApiException.invalid(itemField(e.field(), requests.size() == 1), e.reason());
     }
+    endpoints.saw(tenantOf, requests, notices, herald);
     ObjectNode out = Views.object();
     ArrayNode ids = out.putArray("ids");
     ArrayNode results = out.putArray("notices");
@@ -131,7 +172,7 @@ class NoticesController {
   }
 
   private NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup,
-      String traceparent) {
+      String traceparent, Caller caller) {
     ObjectNode o = JsonInput.object(item, path);
     JsonInput.only(o, path, CREATE_FIELDS);
     String definition = JsonInput.text(o, path, "definition");
@@ -140,7 +181,7 @@ class NoticesController {
       throw ApiException.invalid(child(path, "payload"),
           "is required: any JSON value (object, array, string, number, true, false or null)");
     }
-    String payload = JsonInput.MAPPER.writeValueAsString(o.get("payload"));
+    String payload = JsonInput.payload(o.get("payload"), child(path, "payload"));
     Instant fireAt = JsonInput.instant(o, path, "fireAt");
     Duration delay = JsonInput.duration(o, path, "delay");
     if (fireAt != null && delay != null) {
@@ -155,13 +196,16 @@ class NoticesController {
     String name = definition != null ? definition : properties.getCallbackDefinition();
     NoticeDefinition d = lookup.apply(name).orElseThrow(() ->
         ApiException.invalid(child(path, "definition"), "no definition named '" + name + "'"));
+    String tenant = scope.tenantOfNewNotice(caller, name);
     if (url != null) {
       if (!HttpChannel.NAME.equals(d.channel())) {
         throw ApiException.invalid(child(path, "callbackUrl"), "definition '" + name + "' delivers through channel '"
             + d.channel() + "'; a callbackUrl is only for definitions of channel http");
       }
       checkUrl(url, child(path, "callbackUrl"));
-      url = withFallbacks(o, path, url);
+      Tenants.Tenant t = scope.tenants().find(tenant).orElse(null);
+      CallbackOrigins.check(d, t, url, child(path, "callbackUrl"));
+      url = withFallbacks(o, path, url, d, t);
     } else if (o.has("fallbackUrls")) {
       throw ApiException.invalid(child(path, "fallbackUrls"), "needs a callbackUrl: the fail-over targets of a"
           + " definition's own target are its option fallback-targets");
@@ -171,9 +215,9 @@ class NoticesController {
     }
     NoticeRequest r = NoticeRequest.of(name, payload)
         .description(JsonInput.text(o, path, "description"))
-        .idempotencyKey(JsonInput.text(o, path, "idempotencyKey"))
+        .idempotencyKey(TenantKeys.stored(tenant, key(o, path, "idempotencyKey", tenant)))
         .shardKey(JsonInput.text(o, path, "shardKey"))
-        .orderingKey(JsonInput.text(o, path, "orderingKey"))
+        .orderingKey(TenantKeys.stored(tenant, key(o, path, "orderingKey", tenant)))
         .target(url);
     String own = JsonInput.text(o, path, "traceparent");
     if (own != null && !Traceparent.isValid(own)) {
@@ -187,6 +231,19 @@ class NoticesController {
       r = r.delay(delay);
     }
     return r;
+  }
+
+  /** A key field: no control characters, short enough for the tenant's namespace in the stored key. */
+  private static String key(ObjectNode o, String path, String name, String tenant) {
+    String k = JsonInput.text(o, path, name);
+    if (k == null) {
+      return null;
+    }
+    int max = 200 - (tenant.equals(Tenants.DEFAULT) ? 0 : tenant.length() + 2);
+    if (k.isBlank() || k.length() > max || k.chars().anyMatch(Character::isISOControl)) {
+      throw ApiException.invalid(child(path, name), "must be 1 to " + max + " characters, without control characters");
+    }
+    return k;
   }
 
   /**
@@ -211,7 +268,7 @@ class NoticesController {
    * The callback URL followed by its fail-over URLs ({@code fallbackUrls}, tried in order when it
    * fails), stored as one target: the URLs separated by spaces.
    */
-  private String withFallbacks(ObjectNode o, String path, String url) {
+  private String withFallbacks(ObjectNode o, String path, String url, NoticeDefinition d, Tenants.Tenant tenant) {
     JsonNode f = o.get("fallbackUrls");
     if (f == null || f.isNull()) {
       return url;
@@ -227,6 +284,7 @@ class NoticesController {
         throw ApiException.invalid(index(field, i), "must be a string, was " + JsonInput.kind(u));
       }
       checkUrl(u.stringValue(), index(field, i));
+      CallbackOrigins.check(d, tenant, u.stringValue(), index(field, i));
       target.append(' ').append(u.stringValue().strip());
     }
     if (target.length() > 2000) {
@@ -275,6 +333,7 @@ class NoticesController {
 
   @PatchMapping
   ObjectNode edit(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request);
     JsonInput.only(in, "", Set.of("notices"));
     ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
@@ -287,7 +346,7 @@ class NoticesController {
         ObjectNode o = JsonInput.object(items.get(i), path);
         JsonInput.only(o, path, EDIT_FIELDS);
         UUID id = JsonInput.uuid(o.get("id"), child(path, "id"));
-        String payload = o.has("payload") ? JsonInput.MAPPER.writeValueAsString(o.get("payload")) : null;
+        String payload = o.has("payload") ? JsonInput.payload(o.get("payload"), child(path, "payload")) : null;
         Instant fireAt = JsonInput.instant(o, path, "fireAt");
         Duration delay = JsonInput.duration(o, path, "delay");
         if (fireAt != null && delay != null) {
@@ -312,42 +371,81 @@ class NoticesController {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(errors);
     }
+    Set<UUID> hidden = scope.hidden(caller, edits.stream().map(Edit::id).toList());
     Batch batch = new Batch();
     for (int i = 0; i < edits.size(); i++) {
       Edit e = edits.get(i);
       String path = index("notices", i);
-      batch.run(i, e.id(), child(path, "id"), path, () -> Views.notice(herald.operations().edit(e.id(), e.edit())));
+      batch.run(i, e.id(), child(path, "id"), path, () -> {
+        if (hidden.contains(e.id())) {
+          throw new NoticeNotFoundException(e.id());
+        }
+        if (e.edit().target() != null) {
+          checkMove(e.id(), e.edit().target(), child(path, "callbackUrl"));
+        }
+        return view(herald.operations().edit(e.id(), e.edit()));
+      });
     }
+    audit(caller, "notices.edit", batch);
     return batch.out();
+  }
+
+  /** A signed notice's callbackUrl stays on its origin, and within the origins its definition allows. */
+  private void checkMove(UUID id, String url, String field) {
+    Notice n = herald.operations().find(id).orElseThrow(() -> new NoticeNotFoundException(id)).notice();
+    NoticeDefinition d = herald.definitions().find(n.definition()).orElse(null);
+    if (d != null) {
+      CallbackOrigins.checkMove(d, n.target(), url, field);
+    }
+  }
+
+  private void audit(Caller caller, String action, Batch batch) {
+    if (batch.succeeded > 0) {
+      audit.record(caller, caller.actingTenant(), action, batch.succeeded == 1 ? batch.firstDone : null,
+          batch.succeeded + " notice(s): " + Views.bounded(String.join(", ", batch.done), 3500));
+    }
   }
 
   // ------------------------------------------------------------------------------------ cancel, lookup
 
   @PostMapping("/cancel")
   ObjectNode cancelAll(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request);
     JsonInput.only(in, "", Set.of("ids"));
     List<UUID> ids = JsonInput.ids(in, properties.getMaxBatch());
+    Set<UUID> hidden = scope.hidden(caller, ids);
     Batch batch = new Batch();
     for (int i = 0; i < ids.size(); i++) {
       UUID id = ids.get(i);
-      batch.run(i, id, index("ids", i), index("ids", i), () -> Views.notice(herald.operations().cancel(id)));
+      batch.run(i, id, index("ids", i), index("ids", i), () -> {
+        if (hidden.contains(id)) {
+          throw new NoticeNotFoundException(id);
+        }
+        return view(herald.operations().cancel(id));
+      });
     }
+    audit(caller, "notices.cancel", batch);
     return batch.out();
   }
 
   @PostMapping("/lookup")
   ObjectNode lookup(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request);
     JsonInput.only(in, "", Set.of("ids", "attemptLog"));
     List<UUID> ids = JsonInput.ids(in, properties.getMaxBatch());
     boolean log = Boolean.TRUE.equals(JsonInput.bool(in, "", "attemptLog"));
+    Set<UUID> hidden = scope.hidden(caller, ids);
     Batch batch = new Batch();
     for (int i = 0; i < ids.size(); i++) {
       UUID id = ids.get(i);
       batch.run(i, id, index("ids", i), index("ids", i), () -> {
-        NoticeDetail d = herald.operations().find(id).orElseThrow(() -> new NoticeNotFoundException(id));
-        return log ? Views.detail(d) : Views.notice(d.notice());
+        NoticeDetail d = hidden.contains(id) ? null : herald.operations().find(id).orElse(null);
+        if (d == null) {
+          throw new NoticeNotFoundException(id);
+        }
+        return log ? detail(d) : view(d.notice());
       });
     }
     return batch.out();
@@ -359,6 +457,8 @@ class NoticesController {
     private final ArrayNode results = out.putArray("results");
     private int succeeded;
     private int failed;
+    private final List<String> done = new ArrayList<>();
+    private String firstDone;
 
     interface Step {
       ObjectNode run();
@@ -379,6 +479,10 @@ class NoticesController {
         r.put("status", 200);
         r.set("notice", notice);
         succeeded++;
+        done.add(id.toString());
+        if (firstDone == null) {
+          firstDone = id.toString();
+        }
         return;
       } catch (NoticeNotFoundException e) {
         fail(r, 404, "not_found", idField, e.getMessage());
@@ -387,6 +491,11 @@ class NoticesController {
       } catch (InvalidInputException e) {
         String field = e.field().equals("edit") ? itemPath : itemField(child(itemPath, e.field()), false);
         fail(r, 400, "invalid_input", field, e.reason());
+      } catch (ApiException e) {
+        if (e.status() != 400 || e.field() == null) {
+          throw e;
+        }
+        fail(r, 400, "invalid_input", e.field(), e.reason());
       }
       failed++;
     }
@@ -409,7 +518,8 @@ class NoticesController {
   // ------------------------------------------------------------------------------------ search, detail
 
   @GetMapping
-  ObjectNode search(@RequestParam MultiValueMap<String, String> params) {
+  ObjectNode search(@RequestParam MultiValueMap<String, String> params, HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     for (String p : params.keySet()) {
       if (!SEARCH_PARAMS.contains(p)) {
         throw ApiException.invalid(p, "unknown parameter; expected " + String.join(", ", SEARCH_PARAMS));
@@ -433,10 +543,10 @@ class NoticesController {
     NoticeQuery q = new NoticeQuery(blankToNull(params.getFirst("definition")), statuses,
         from == null ? null : JsonInput.instant(from, "createdFrom"), to == null ? null : JsonInput.instant(to, "createdTo"),
         intParam(params, "offset", 0), intParam(params, "limit", 50));
-    Page<Notice> page = herald.operations().query(q);
+    Page<Notice> page = scope.narrows(caller) ? tenantNotices.query(q, caller.tenant()) : herald.operations().query(q);
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("items");
-    page.items().forEach(n -> items.add(Views.notice(n)));
+    page.items().forEach(n -> items.add(view(n)));
     out.put("offset", page.offset());
     out.put("limit", page.limit());
     out.put("hasMore", page.hasMore());
@@ -460,32 +570,78 @@ class NoticesController {
   }
 
   @GetMapping("/{id}")
-  ObjectNode get(@PathVariable("id") String id) {
+  ObjectNode get(@PathVariable("id") String id, HttpServletRequest request) {
+    UUID uuid = visible(id, request);
+    return detail(herald.operations().find(uuid).orElseThrow(() -> new NoticeNotFoundException(uuid)));
+  }
+
+  /** The id, if the caller sees that notice; else 404 exactly as for a notice that does not exist. */
+  private UUID visible(String id, HttpServletRequest request) {
     UUID uuid = JsonInput.uuid(id, "id");
-    return Views.detail(herald.operations().find(uuid).orElseThrow(() -> new NoticeNotFoundException(uuid)));
+    scope.requireNotice(ApiFilter.caller(request), uuid);
+    return uuid;
+  }
+
+  /** A notice as the API shows it: keys as their tenant wrote them. */
+  static ObjectNode view(Notice n) {
+    ObjectNode o = Views.notice(n);
+    if (n.idempotencyKey() != null) {
+      o.put("idempotencyKey", TenantKeys.own(n.idempotencyKey()));
+    }
+    return o;
+  }
+
+  static ObjectNode detail(NoticeDetail d) {
+    ObjectNode o = Views.detail(d);
+    if (d.notice().idempotencyKey() != null) {
+      o.put("idempotencyKey", TenantKeys.own(d.notice().idempotencyKey()));
+    }
+    return o;
   }
 
   // ------------------------------------------------------------------------------------ one notice
 
   @PostMapping("/{id}/cancel")
-  ObjectNode cancel(@PathVariable("id") String id) {
-    return Views.notice(herald.operations().cancel(JsonInput.uuid(id, "id")));
+  ObjectNode cancel(@PathVariable("id") String id, HttpServletRequest request) {
+    UUID uuid = visible(id, request);
+    ObjectNode out = view(herald.operations().cancel(uuid));
+    Caller caller = ApiFilter.caller(request);
+    audit.record(caller, caller.actingTenant(), "notice.cancel", uuid.toString(), null);
+    return out;
   }
 
+  /**
+   * Confirms with a token, or without one by the notice's confirm capability (sent to its receiver
+   * in {@value ConfirmCapability#HEADER}): that confirms this notice and nothing else.
+   */
   @PostMapping("/{id}/confirm")
-  ObjectNode confirm(@PathVariable("id") String id) {
-    return Views.notice(herald.operations().confirm(JsonInput.uuid(id, "id")));
+  ObjectNode confirm(@PathVariable("id") String id,
+      @RequestParam(name = ConfirmCapability.PARAMETER, required = false) String capability,
+      HttpServletRequest request) {
+    if (ApiFilter.caller(request) == null) {
+      UUID uuid = JsonInput.uuid(id, "id");
+      if (!this.capability.valid(uuid, capability)) {
+        throw ApiException.of(401, "unauthorized", "the confirm capability is not valid for notice " + uuid);
+      }
+      return view(herald.operations().confirm(uuid));
+    }
+    return view(herald.operations().confirm(visible(id, request)));
   }
 
   @PostMapping("/{id}/resend")
-  ObjectNode resend(@PathVariable("id") String id) {
-    return Views.notice(herald.operations().resend(JsonInput.uuid(id, "id")));
+  ObjectNode resend(@PathVariable("id") String id, HttpServletRequest request) {
+    UUID uuid = visible(id, request);
+    ObjectNode out = view(herald.operations().resend(uuid));
+    Caller caller = ApiFilter.caller(request);
+    audit.record(caller, caller.actingTenant(), "notice.resend", uuid.toString(), null);
+    return out;
   }
 
   // ------------------------------------------------------------------------------------ recover
 
   @PostMapping("/recover")
   ObjectNode recover(HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request);
     JsonInput.only(in, "", Set.of("definition", "from", "to"));
     String definition = JsonInput.requiredText(in, "", "definition");
@@ -497,10 +653,25 @@ class NoticesController {
     if (to == null) {
       to = herald.clock().instant();
     }
-    if (herald.definitions().find(definition).isEmpty()) {
+    if (!scope.seesDefinition(caller, definition) || herald.definitions().find(definition).isEmpty()) {
       throw ApiException.invalid("definition", "no definition named '" + definition + "'");
     }
-    int n = herald.operations().recoverDead(definition, from, to);
+    int n;
+    if (scope.narrows(caller)) {
+      n = 0;
+      for (UUID id : tenantNotices.dead(definition, from, to, caller.tenant(), NoticeQuery.MAX_LIMIT * 10)) {
+        try {
+          herald.operations().resend(id);
+          n++;
+        } catch (IllegalTransitionException | NoticeNotFoundException e) {
+          // changed meanwhile: not DEAD any more
+        }
+      }
+    } else {
+      n = herald.operations().recoverDead(definition, from, to);
+    }
+    audit.record(caller, caller.actingTenant(), "notices.recover", definition, n + " DEAD notice(s) that died"
+        + " from " + from + " to " + to);
     ObjectNode out = Views.object();
     out.put("definition", definition);
     Views.time(out, "from", from);

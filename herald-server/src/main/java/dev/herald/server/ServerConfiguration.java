@@ -17,10 +17,34 @@ class ServerConfiguration implements WebMvcConfigurer {
   /** The HTTP channel's circuit threshold in demo mode, unless set. */
   static final int DEMO_CIRCUIT_FAILURE_THRESHOLD = 50;
 
+  /** The server's tables, migrated: beans that read them at start depend on this. */
+  record Migrated() {}
+
+  @Bean
+  Migrated serverTables(DataSource dataSource) {
+    ServerSchema.migrate(dataSource, Clock.systemUTC());
+    return new Migrated();
+  }
+
+  @Bean
+  SecretBox secretBox(ServerProperties p) {
+    return new SecretBox(p.getSecretKey(), p.getPreviousSecretKeys());
+  }
+
+  @Bean
+  DefinitionSecrets definitionSecrets(SecretBox box) {
+    return new DefinitionSecrets(box);
+  }
+
+  @Bean
+  ConfirmCapability confirmCapability(DataSource dataSource, SecretBox box, ServerProperties p, Migrated migrated) {
+    return new ConfirmCapability(dataSource, box, p.getPublicUrl());
+  }
+
   /** Herald closes its channels when it stops, so the context does not. */
   @Bean(destroyMethod = "")
-  HttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings, ServerProperties server,
-      org.springframework.core.env.Environment environment) {
+  ServerHttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings, ServerProperties server,
+      org.springframework.core.env.Environment environment, DefinitionSecrets secrets, ConfirmCapability capability) {
     java.util.List<String> allow = new java.util.ArrayList<>(p.getAllow().stream().map(String::strip)
         .filter(s -> !s.isEmpty()).toList());
     int circuitThreshold = p.getCircuitFailureThreshold();
@@ -43,9 +67,10 @@ class ServerConfiguration implements WebMvcConfigurer {
         .disableAfter(p.getDisableAfter())
         .disabledRecheck(p.getDisabledRecheck())
         .endpointListener(new EndpointAlerts(settings))
+        .extraHeaders(capability::headers)
         .build();
     EndpointSync.apply(http, settings.all());
-    return http;
+    return new ServerHttpChannel(http, secrets);
   }
 
   /** The endpoint settings table, after the server's tables are migrated. */
@@ -56,13 +81,68 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean
-  EndpointControl endpointControl(HttpChannel http, EndpointSettings settings) {
-    return new EndpointControl(http, settings, Clock.systemUTC());
+  EndpointControl endpointControl(ServerHttpChannel http, EndpointSettings settings) {
+    return new EndpointControl(http.http(), settings, Clock.systemUTC());
   }
 
   @Bean(destroyMethod = "close")
-  EndpointSync endpointSync(HttpChannel http, EndpointSettings settings, HttpChannelProperties p) {
-    return new EndpointSync(http, settings, p.getEndpointSync());
+  EndpointSync endpointSync(ServerHttpChannel http, EndpointSettings settings, HttpChannelProperties p) {
+    return new EndpointSync(http.http(), settings, p.getEndpointSync());
+  }
+
+  @Bean
+  AlertTargets alertTargets(ServerHttpChannel http) {
+    return new AlertTargets(http.http());
+  }
+
+  @Bean
+  Tenants tenants(DataSource dataSource, Migrated migrated) {
+    return new Tenants(dataSource, Clock.systemUTC());
+  }
+
+  @Bean
+  NoticeOwners noticeOwners(DataSource dataSource, Migrated migrated) {
+    return new NoticeOwners(dataSource, Clock.systemUTC());
+  }
+
+  @Bean
+  TenantScope tenantScope(Tenants tenants, NoticeOwners owners, ServerProperties p) {
+    return new TenantScope(tenants, owners, p);
+  }
+
+  @Bean
+  TenantNotices tenantNotices(Herald herald) {
+    return new TenantNotices(herald.reports());
+  }
+
+  @Bean
+  TenantQuotas tenantQuotas(Tenants tenants, Herald herald, ServerProperties p) {
+    return new TenantQuotas(tenants, herald.reports(), Clock.systemUTC(), p.getRetryAfter());
+  }
+
+  @Bean
+  TenantEndpoints tenantEndpoints(DataSource dataSource, Migrated migrated) {
+    return new TenantEndpoints(dataSource, Clock.systemUTC());
+  }
+
+  @Bean
+  AuditLog auditLog(DataSource dataSource, Migrated migrated) {
+    return new AuditLog(dataSource, Clock.systemUTC());
+  }
+
+  @Bean
+  RequestBodies requestBodies(ServerProperties p, Herald herald) {
+    return new RequestBodies(p, herald.settings().maxPayloadBytes());
+  }
+
+  @Bean(destroyMethod = "close")
+  HeaderTimeout headerTimeout(ServerProperties p) {
+    return new HeaderTimeout(p.getHeaderTimeout());
+  }
+
+  @Bean(destroyMethod = "close")
+  ServerHousekeeping serverHousekeeping(NoticeOwners owners, Herald herald) {
+    return new ServerHousekeeping(owners, herald.reports());
   }
 
   /** Tokens, after the server's own tables are migrated. */
@@ -73,14 +153,20 @@ class ServerConfiguration implements WebMvcConfigurer {
   }
 
   @Bean
-  ServerBootstrap serverBootstrap(Herald herald, ApiTokens tokens, ServerProperties properties) {
-    return new ServerBootstrap(herald, tokens, properties);
+  ServerBootstrap serverBootstrap(Herald herald, ApiTokens tokens, ServerProperties properties,
+      DefinitionSecrets secrets, FirstStartSecrets firstStart) {
+    return new ServerBootstrap(herald, tokens, properties, secrets, firstStart);
+  }
+
+  @Bean
+  FirstStartSecrets firstStartSecrets(ServerProperties properties) {
+    return new FirstStartSecrets(properties.getDataDir());
   }
 
   @Bean
   StartupReport startupReport(ServerBootstrap bootstrap, ApiTokens tokens,
-      org.springframework.core.env.Environment environment) {
-    return new StartupReport(bootstrap, tokens, environment);
+      org.springframework.core.env.Environment environment, SecretBox box, FirstStartSecrets firstStart) {
+    return new StartupReport(bootstrap, tokens, environment, box, firstStart);
   }
 
   /** Health contributor {@code heraldEngine}, in the readiness group (application.properties). */

@@ -25,6 +25,81 @@ public class ServerProperties {
   private DataSize maxRequestSize = DataSize.ofMegabytes(16);
 
   /**
+   * Most bytes of request bodies all requests together read at once on this server; a request that
+   * would pass it gets 503 with Retry-After. Bounds the heap request bodies take under load.
+   */
+  private DataSize maxRequestBytesInFlight = DataSize.ofMegabytes(64);
+
+  /** Most time a request body may take to arrive; a slower one gets 408. */
+  private Duration bodyTimeout = Duration.ofSeconds(30);
+
+  /**
+   * Most time a connection may take to send a request's line and headers; a slower one is closed
+   * (slowloris). Tomcat's connection timeout bounds each read, this the whole header.
+   */
+  private Duration headerTimeout = Duration.ofSeconds(10);
+
+  /**
+   * Where receivers reach this server's API, e.g. https://herald.example (used in the confirm URL sent
+   * to receivers of notices that wait for confirmation); without it the URL is a path.
+   */
+  private String publicUrl;
+
+  /** The key that seals secrets at rest (32 random bytes, base64; HERALD_SERVER_SECRET_KEY). */
+  private String secretKey;
+
+  /** Keys secrets may still be sealed under, while they are sealed again under secret-key. */
+  private java.util.List<String> previousSecretKeys = new java.util.ArrayList<>();
+
+  public DataSize getMaxRequestBytesInFlight() {
+    return maxRequestBytesInFlight;
+  }
+
+  public void setMaxRequestBytesInFlight(DataSize maxRequestBytesInFlight) {
+    this.maxRequestBytesInFlight = maxRequestBytesInFlight;
+  }
+
+  public Duration getBodyTimeout() {
+    return bodyTimeout;
+  }
+
+  public void setBodyTimeout(Duration bodyTimeout) {
+    this.bodyTimeout = bodyTimeout;
+  }
+
+  public Duration getHeaderTimeout() {
+    return headerTimeout;
+  }
+
+  public void setHeaderTimeout(Duration headerTimeout) {
+    this.headerTimeout = headerTimeout;
+  }
+
+  public String getPublicUrl() {
+    return publicUrl;
+  }
+
+  public void setPublicUrl(String publicUrl) {
+    this.publicUrl = publicUrl;
+  }
+
+  public String getSecretKey() {
+    return secretKey;
+  }
+
+  public void setSecretKey(String secretKey) {
+    this.secretKey = secretKey;
+  }
+
+  public java.util.List<String> getPreviousSecretKeys() {
+    return previousSecretKeys;
+  }
+
+  public void setPreviousSecretKeys(java.util.List<String> previousSecretKeys) {
+    this.previousSecretKeys = previousSecretKeys;
+  }
+
+  /**
    * An admin token to accept from the first start on, for automated deployments (set it from a
    * secret store, e.g. HERALD_SERVER_BOOTSTRAP_ADMIN_TOKEN). Only its SHA-256 hash is stored. At
    * least 32 characters.

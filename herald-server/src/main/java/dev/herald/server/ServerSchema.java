@@ -1,6 +1,6 @@
 package dev.herald.server;
 
-import dev.herald.store.jdbc.SchemaMigrator;
+import dev.herald.jdbc.Migrations;
 import java.time.Clock;
 import javax.sql.DataSource;
 
@@ -14,6 +14,6 @@ final class ServerSchema {
 
   /** Applies the scripts the database has not seen yet. */
   static void migrate(DataSource dataSource, Clock clock) {
-    SchemaMigrator.migrate(dataSource, clock, "db/herald-server", "herald_server_schema_version");
+    Migrations.apply(dataSource, clock, "db/herald-server", "herald_server_schema_version");
   }
 }

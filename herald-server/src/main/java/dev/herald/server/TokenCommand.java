@@ -33,29 +33,35 @@ final class TokenCommand {
     String action = args.length > 0 ? args[0] : "";
     String name = null;
     String role = null;
+    String tenant = null;
     List<String> springArgs = new ArrayList<>();
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
-      if (a.equals("--name") || a.equals("--role")) {
+      if (a.equals("--name") || a.equals("--role") || a.equals("--tenant")) {
         if (i + 1 == args.length) {
           err.println(a + " needs a value");
           return 2;
         }
         if (a.equals("--name")) {
           name = args[++i];
-        } else {
+        } else if (a.equals("--role")) {
           role = args[++i];
+        } else {
+          tenant = args[++i];
         }
       } else if (a.startsWith("--name=")) {
         name = a.substring("--name=".length());
       } else if (a.startsWith("--role=")) {
         role = a.substring("--role=".length());
+      } else if (a.startsWith("--tenant=")) {
+        tenant = a.substring("--tenant=".length());
       } else {
         springArgs.add(a);
       }
     }
     if (!action.equals("create") && !action.equals("list")) {
-      err.println("usage: java -jar herald-server.jar token create --name NAME --role admin|client [--spring.datasource.url=...]");
+      err.println("usage: java -jar herald-server.jar token create --name NAME --role admin|client [--tenant ID]"
+          + " [--spring.datasource.url=...]");
       err.println("       java -jar herald-server.jar token list");
       return 2;
     }
@@ -75,21 +81,26 @@ final class TokenCommand {
     try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(Context.class)
         .web(WebApplicationType.NONE)
         .bannerMode(Banner.Mode.OFF)
-        .listeners(new EmbeddedDatabaseDefaults())
+        .listeners(new EmbeddedDatabaseDefaults(), new SealedProperties())
         .run(springArgs.toArray(String[]::new))) {
       DataSource ds = ctx.getBean(DataSource.class);
       ServerSchema.migrate(ds, Clock.systemUTC());
       ApiTokens tokens = new ApiTokens(ds, Clock.systemUTC());
       if (action.equals("list")) {
         for (ApiTokens.Info t : tokens.list()) {
-          out.printf("%s  %-7s %-8s %-12s %s%n", t.id(), t.role().text(), t.active() ? "active" : "revoked", t.hint(),
-              t.name());
+          out.printf("%s  %-7s %-8s %-12s %-14s %s%n", t.id(), t.role().text(), t.active() ? "active" : "revoked",
+              t.hint(), t.tenant() == null ? "every tenant" : t.tenant(), t.name());
         }
         return 0;
       }
-      ApiTokens.Created c = tokens.create(name, r, "token command");
-      out.println("Created " + r.text() + " token '" + c.info().name() + "' (id " + c.info().id()
-          + "). It is shown only this once:");
+      if (tenant != null && new Tenants(ds, Clock.systemUTC()).find(tenant).isEmpty()) {
+        err.println("no tenant '" + tenant + "' (create it with POST /api/v1/tenants)");
+        return 2;
+      }
+      String t = tenant != null ? tenant : r == Role.ADMIN ? null : Tenants.DEFAULT;
+      ApiTokens.Created c = tokens.create(name, r, t, "token command");
+      out.println("Created " + r.text() + " token '" + c.info().name() + "' (id " + c.info().id() + ", "
+          + (t == null ? "every tenant" : "tenant " + t) + "). It is shown only this once:");
       out.println();
       out.println("    " + c.token());
       out.println();

@@ -19,41 +19,68 @@ import tools.jackson.databind.node.ObjectNode;
 @AdminOnly
 class TokensController {
   private final ApiTokens tokens;
-  private final ServerProperties properties;
+  private final RequestBodies bodies;
+  private final Tenants tenants;
+  private final AuditLog audit;
 
-  TokensController(ApiTokens tokens, ServerProperties properties) {
+  TokensController(ApiTokens tokens, RequestBodies bodies, Tenants tenants, AuditLog audit) {
     this.tokens = tokens;
-    this.properties = properties;
+    this.bodies = bodies;
+    this.tenants = tenants;
+    this.audit = audit;
   }
 
+  /**
+   * Creates a token. An admin of one tenant creates tokens of that tenant; an admin of every tenant
+   * names the {@code tenant} (a client token without one is the default tenant's; an admin token
+   * without one acts for every tenant).
+   */
   @PostMapping
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    ObjectNode in = JsonInput.object(JsonInput.body(request, properties.getMaxRequestSize().toBytes()), "");
-    JsonInput.only(in, "", Set.of("name", "role"));
+    Caller caller = ApiFilter.caller(request);
+    ObjectNode in = bodies.object(request);
+    JsonInput.only(in, "", Set.of("name", "role", "tenant"));
     String name = JsonInput.requiredText(in, "", "name");
     String roleText = JsonInput.requiredText(in, "", "role");
     Role role = Role.parse(roleText);
     if (role == null) {
       throw ApiException.invalid("role", "must be admin or client, was '" + roleText + "'");
     }
-    ApiTokens.Info caller = (ApiTokens.Info) request.getAttribute(ApiFilter.CALLER);
-    ApiTokens.Created created = tokens.create(name, role, caller == null ? null : "token " + caller.name());
+    String tenant = JsonInput.text(in, "", "tenant");
+    if (!caller.everyTenant()) {
+      if (tenant != null && !tenant.equals(caller.tenant())) {
+        throw ApiException.invalid("tenant", "an admin of tenant " + caller.tenant() + " creates tokens of that tenant"
+            + " only");
+      }
+      tenant = caller.tenant();
+    } else if (tenant == null && role == Role.CLIENT) {
+      tenant = Tenants.DEFAULT;
+    }
+    if (tenant != null && tenants.find(tenant).isEmpty()) {
+      throw ApiException.invalid("tenant", "no tenant '" + tenant + "'");
+    }
+    ApiTokens.Created created = tokens.create(name, role, tenant, caller.actor());
+    audit.record(caller, tenant, "token.create", created.info().id(), "'" + created.info().name() + "', role "
+        + role.text() + ", tenant " + (tenant == null ? "every tenant" : tenant));
     ObjectNode out = view(created.info());
     out.put("token", created.token());
     return ResponseEntity.created(URI.create("/api/v1/tokens/" + created.info().id())).body(out);
   }
 
   @GetMapping
-  ObjectNode list() {
+  ObjectNode list(HttpServletRequest request) {
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("items");
-    tokens.list().forEach(t -> items.add(view(t)));
+    tokens.list(ApiFilter.caller(request)).forEach(t -> items.add(view(t)));
     return out;
   }
 
   @DeleteMapping("/{id}")
-  ObjectNode revoke(@PathVariable("id") String id) {
-    return view(tokens.revoke(id));
+  ObjectNode revoke(@PathVariable("id") String id, HttpServletRequest request) {
+    Caller caller = ApiFilter.caller(request);
+    ApiTokens.Info revoked = tokens.revoke(id, caller);
+    audit.record(caller, revoked.tenant(), "token.revoke", id, "'" + revoked.name() + "'");
+    return view(revoked);
   }
 
   static ObjectNode view(ApiTokens.Info t) {
@@ -61,6 +88,7 @@ class TokensController {
     o.put("id", t.id());
     o.put("name", t.name());
     o.put("role", t.role().text());
+    o.put("tenant", t.tenant());
     o.put("hint", t.hint());
     Views.time(o, "createdAt", t.createdAt());
     o.put("createdBy", t.createdBy());

@@ -30,6 +30,11 @@ final class Views {
 
   private Views() {}
 
+  /** The text cut to {@code max} characters (columns have a size). */
+  static String bounded(String s, int max) {
+    return s == null || s.length() <= max ? s : s.substring(0, max);
+  }
+
   static ObjectNode object() {
     return JsonNodeFactory.instance.objectNode();
   }
@@ -109,6 +114,23 @@ final class Views {
     }
     o.put("builtIn", builtIn);
     return o;
+  }
+
+  /** Options holding URLs, masked for those who may not see credentials. */
+  private static final java.util.List<String> URL_OPTIONS =
+      java.util.List.of("fallback-targets", "alert.webhook", "callback-origins");
+
+  /** Masks the URLs of a definition's view ({@link UrlMasking}): its target and URL options. */
+  static void maskUrls(ObjectNode definition) {
+    if (definition.hasNonNull("target")) {
+      definition.put("target", UrlMasking.mask(definition.get("target").asString()));
+    }
+    ObjectNode options = (ObjectNode) definition.get("options");
+    for (String key : URL_OPTIONS) {
+      if (options != null && options.hasNonNull(key)) {
+        options.put(key, UrlMasking.mask(options.get(key).asString()));
+      }
+    }
   }
 
   static String duration(Duration d) {

@@ -12,16 +12,17 @@ import org.junit.jupiter.api.Test;
 /** Who may do what in the console, over plain HTTP against the shared server. */
 class ConsoleAccessTest extends ServerTest {
   private static final ConsoleUsers users = server.context.getBean(ConsoleUsers.class);
+  static final String PASSWORD = "kettle-orbit-violet-42";
 
   private static String user(ConsoleRole role) {
     String name = role.name().toLowerCase(java.util.Locale.ROOT) + "-" + UUID.randomUUID().toString().substring(0, 6);
-    users.create(name, "password-of-" + name, role, "test");
+    users.create(name, PASSWORD, role, "test");
     return name;
   }
 
   private static ConsoleSession loggedIn(String name) {
     ConsoleSession s = new ConsoleSession(server);
-    assertThat(s.login(name, "password-of-" + name)).endsWith("/console");
+    assertThat(s.login(name, PASSWORD)).endsWith("/console");
     return s;
   }
 

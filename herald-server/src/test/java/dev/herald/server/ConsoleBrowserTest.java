@@ -30,7 +30,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserTest {
-  static final String ADMIN_PASSWORD = "admin-password-for-tests";
+  static final String ADMIN_PASSWORD = "lantern-quartz-meadow-7";
   static final String OPERATOR_PASSWORD = "operator-password-1";
   static final String VIEWER_PASSWORD = "viewer-password-12";
 
@@ -307,6 +307,27 @@ class ConsoleBrowserTest {
     wait.until(ExpectedConditions.urlContains("/console/login?logout"));
     browser.get(server.url("/console/notices"));
     wait.until(ExpectedConditions.urlContains("/console/login"));
+  }
+
+  @Test
+  @Order(10)
+  void nothingOfTheConsoleStaysInTheBrowsersStorage() {
+    loginAs("admin", ADMIN_PASSWORD);
+    browser.get(server.url("/console/notices"));
+    browser.findElement(By.id("f-text")).sendKeys("payout");
+    browser.findElement(By.id("do-search")).click(); // htmx: the page is swapped and its URL pushed
+    wait.until(ExpectedConditions.urlContains("text=payout"));
+    wait.until(d -> d.findElements(By.cssSelector("tr.notice-row")).size() == 3);
+    JavascriptExecutor js = browser;
+    assertThat(js.executeScript("return localStorage.getItem('htmx-history-cache');"))
+        .as("htmx keeps no copy of pages (descriptions, errors) in localStorage").isNull();
+    browser.findElement(By.id("logout")).click();
+    wait.until(ExpectedConditions.urlContains("/console/login?logout"));
+    assertThat(((Number) js.executeScript("return localStorage.length + sessionStorage.length;")).intValue())
+        .as("after logout").isZero();
+    browser.navigate().back();
+    wait.until(ExpectedConditions.urlContains("/console/login"));
+    assertThat(browser.getPageSource()).as("going back shows no page of the session").doesNotContain("payout 1");
   }
 
   // ------------------------------------------------------------------ helpers

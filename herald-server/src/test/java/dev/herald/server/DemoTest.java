@@ -26,7 +26,7 @@ import tools.jackson.databind.JsonNode;
  * target/console-screenshots.
  */
 class DemoTest {
-  static final String PASSWORD = "demo-admin-password";
+  static final String PASSWORD = "demo-lantern-quartz-9";
   /** {@code -Dtest.demo-shots-after=PT5M}: let the demo run this long before the screenshots. */
   static final Duration SHOTS_AFTER = Duration.parse(System.getProperty("test.demo-shots-after", "PT0S"));
   private final GreenMail smtp = new GreenMail(ServerSetupTest.SMTP.dynamicPort());

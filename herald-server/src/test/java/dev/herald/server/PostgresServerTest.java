@@ -24,7 +24,7 @@ class PostgresServerTest {
             "--spring.datasource.username=postgres",
             "--herald.node-id=pg-1",
             "--herald.server.bootstrap-admin-token=" + ADMIN,
-            "--herald.server.console.admin-password=console-admin-password")) {
+            "--herald.server.console.admin-password=console-lantern-quartz-7")) {
       TestServer.Api admin = s.as(ADMIN);
       assertThat(admin.post("/api/v1/definitions", """
           {"name": "pg-hook", "target": "%s", "options": {"expected-body": "success"}}"""
@@ -64,7 +64,7 @@ class PostgresServerTest {
 
       // the console's own SQL (search, charts) and the metrics' counts run on PostgreSQL too
       ConsoleSession console = new ConsoleSession(s);
-      assertThat(console.login("admin", "console-admin-password")).endsWith("/console");
+      assertThat(console.login("admin", "console-lantern-quartz-7")).endsWith("/console");
       String overview = console.get("/console?range=day&definition=pg-hook").body();
       assertThat(overview).contains("id=\"total-deliveries\">5<");
       String found = console.get("/console/notices?definition=pg-hook&status=SUCCEEDED&text=").body();

@@ -210,7 +210,7 @@ class WebhookDeliveryTest extends ServerTest {
     }
   }
 
-  private static String newSecret() {
+  static String newSecret() {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
     return "whsec_" + Base64.getEncoder().encodeToString(key);

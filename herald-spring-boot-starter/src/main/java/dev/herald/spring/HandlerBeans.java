@@ -232,12 +232,20 @@ final class HandlerBeans {
       }
       Object[] args = new Object[params.length];
       for (int i = 0; i < params.length; i++) {
-        args[i] = switch (params[i]) {
-          case CONTEXT -> ctx;
-          case NOTICE -> ctx.notice();
-          case RAW_PAYLOAD -> ctx.payload();
-          case MAPPED_PAYLOAD -> read(ctx.payload());
-        };
+        if (params[i] == Param.MAPPED_PAYLOAD) {
+          try {
+            args[i] = read(ctx.payload());
+          } catch (UnreadablePayload e) {
+            // The payload is stored and never changes: every retry would fail alike.
+            return DeliveryResult.fail(e.getMessage());
+          }
+        } else {
+          args[i] = switch (params[i]) {
+            case CONTEXT -> ctx;
+            case NOTICE -> ctx.notice();
+            default -> ctx.payload();
+          };
+        }
       }
       Object out;
       try {
@@ -260,7 +268,7 @@ final class HandlerBeans {
       return DeliveryResult.delivered();
     }
 
-    private Object read(String payload) {
+    private Object read(String payload) throws UnreadablePayload {
       JsonMapper mapper = jsonMapper.get();
       JavaType t = javaType;
       if (t == null) {
@@ -270,10 +278,18 @@ final class HandlerBeans {
       try {
         return mapper.readValue(payload, t);
       } catch (JacksonException e) {
-        // A failed attempt, retried like any other: a fixed handler (or mapper) can still take it.
-        throw new IllegalArgumentException("payload of notice does not read as " + payloadType.getTypeName()
-            + ": " + e.getOriginalMessage(), e);
+        throw new UnreadablePayload("payload does not read as " + payloadType.getTypeName() + ", the parameter of "
+            + "handler '" + handlerName + "' (" + describe(method) + "): " + e.getOriginalMessage()
+            + "; failed for good without calling the method (a stored payload never changes: edit the notice's"
+            + " payload or fix the handler's type, then resend it)");
       }
+    }
+  }
+
+  /** A notice's payload that Jackson cannot read as the handler method's parameter type. */
+  private static final class UnreadablePayload extends Exception {
+    UnreadablePayload(String message) {
+      super(message, null, false, false);
     }
   }
 }

@@ -73,8 +73,25 @@ public class HeraldAutoConfiguration {
   /** What application code injects; joins Spring transactions on the data source Herald uses. */
   @Bean
   @ConditionalOnMissingBean
-  public NoticePublisher noticePublisher(Herald herald, ObjectProvider<JsonMapper> jsonMapper) {
-    return new HeraldNoticePublisher(herald, herald.dataSource(), jsonMapperSupplier(jsonMapper));
+  public NoticePublisher noticePublisher(Herald herald, ObjectProvider<JsonMapper> jsonMapper,
+      HeraldProperties properties, ObjectProvider<HeraldLifecycle> lifecycle, ObjectProvider<DataSource> dataSource) {
+    // On Herald's own H2 files (no application DataSource) there is no business transaction to join.
+    boolean requireTransaction = properties.getPublisher().isRequireTransaction() && dataSource.getIfAvailable() != null;
+    return new HeraldNoticePublisher(herald, herald.dataSource(), jsonMapperSupplier(jsonMapper), requireTransaction,
+        stopped(lifecycle));
+  }
+
+  /** Whether the lifecycle stopped Herald; looked up once, at the first publish (not while the context closes). */
+  private static java.util.function.BooleanSupplier stopped(ObjectProvider<HeraldLifecycle> lifecycle) {
+    Supplier<HeraldLifecycle> found = SingletonSupplier.of(lifecycle::getIfAvailable);
+    return () -> {
+      try {
+        HeraldLifecycle l = found.get();
+        return l != null && l.isStopped();
+      } catch (org.springframework.beans.BeansException e) {
+        return true; // the context is being destroyed and the lifecycle was never looked up
+      }
+    };
   }
 
   /** Application events whose type is marked {@link NoticeEvent} become notices. */
@@ -100,6 +117,23 @@ public class HeraldAutoConfiguration {
       @ConditionalOnMissingBean(name = "heraldHealthIndicator")
       HeraldHealthIndicator heraldHealthIndicator(Herald herald, HeraldProperties properties) {
         return new HeraldHealthIndicator(herald, properties.getHealth());
+      }
+    }
+
+    /** {@code heraldChannels}: a component per channel ({@code local}, in-process, is always UP). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnEnabledHealthIndicator("heraldChannels")
+    static class Channels {
+      @Bean
+      @ConditionalOnMissingBean(name = "heraldChannelsHealthContributor")
+      org.springframework.boot.health.contributor.CompositeHealthContributor heraldChannelsHealthContributor(
+          Herald herald, HeraldProperties properties) {
+        Map<String, HeraldChannelHealthIndicator> perChannel = new java.util.TreeMap<>();
+        for (Channel c : herald.channels()) {
+          perChannel.put(c.name(), new HeraldChannelHealthIndicator(herald, c,
+              properties.getHealth().getChannelDownAfter(), properties.getHealth().getChannelStatus()));
+        }
+        return org.springframework.boot.health.contributor.CompositeHealthContributor.fromMap(perChannel);
       }
     }
   }
@@ -154,7 +188,6 @@ public class HeraldAutoConfiguration {
         b.h2File(properties.getH2File());
       }
       applySettings(b);
-      declared.values().forEach(d -> b.define(d.definition()));
       handlers.values().forEach(h -> b.handler(h.name(), h.handler()));
       channels.values().forEach(b::channel);
       listeners.forEach(b::listener);
@@ -174,12 +207,29 @@ public class HeraldAutoConfiguration {
         throw settingFailure(e);
       }
       try {
+        declared.values().forEach(d -> save(herald, d));
         checkHandlersTargeted(herald, handlers);
       } catch (RuntimeException e) {
         herald.close();
         throw e;
       }
       return herald;
+    }
+
+    /**
+     * Saves a declared definition; the channel's refusal (an unknown channel, a target it refuses, an
+     * option it does not know) names the definition's property or bean.
+     */
+    private static void save(Herald herald, Declared d) {
+      try {
+        herald.definitions().save(d.definition());
+      } catch (InvalidInputException e) {
+        String property = d.origin().startsWith("herald.")
+            ? d.origin() + propertyOf(e.field(), d.definition())
+            : d.origin() + ", field " + e.field();
+        throw new HeraldConfigurationException(property, "definition '" + d.definition().name() + "': "
+            + springWording(e.reason()), "Fix " + property + ".", e);
+      }
     }
 
     // ------------------------------------------------------------------ settings
@@ -390,6 +440,14 @@ public class HeraldAutoConfiguration {
         String property = prefix + propertyOf(e.field(), d);
         throw new HeraldConfigurationException(property, springWording(e.reason()), "Fix " + property + ".", e);
       }
+    }
+
+    private static String propertyOf(String field, NoticeDefinition d) {
+      HeraldProperties.Definition p = new HeraldProperties.Definition();
+      if (d.channel().equals(NoticeDefinition.LOCAL_CHANNEL)) {
+        p.setHandler(d.target());
+      }
+      return propertyOf(field, p);
     }
 
     /** The definition property behind a core field name such as {@code retrySchedule.factor}. */

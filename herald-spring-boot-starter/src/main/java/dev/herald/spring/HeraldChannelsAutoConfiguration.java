@@ -3,6 +3,7 @@ package dev.herald.spring;
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.channel.amqp.AmqpChannel;
+import dev.herald.channel.http.HttpChannel;
 import dev.herald.channel.kafka.KafkaChannel;
 import dev.herald.channel.mail.MailChannel;
 import dev.herald.channel.mail.StartTls;
@@ -25,9 +26,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The broker and e-mail channels, each configured when its module is on the class path and its
- * settings are present: {@code herald.mail.host}, {@code herald.amqp.brokers.<name>}, {@code
- * herald.kafka.bootstrap-servers}. Each backs off when the application defines its own channel bean
+ * The webhook, broker and e-mail channels, each configured when its module is on the class path and
+ * its settings are present: the {@code http} channel always ({@code herald.http.*} tunes it, {@code
+ * herald.http.enabled=false} turns it off), {@code herald.mail.host}, {@code herald.amqp.brokers.<name>},
+ * {@code herald.kafka.bootstrap-servers}. Each backs off when the application defines its own channel bean
  * of that type. The channels are {@link dev.herald.spi.Channel} beans, which {@link
  * HeraldAutoConfiguration} hands to Herald; Herald closes them when it stops.
  */
@@ -35,6 +37,23 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 @ConditionalOnClass(Herald.class)
 @ConditionalOnBooleanProperty(name = "herald.enabled", matchIfMissing = true)
 public class HeraldChannelsAutoConfiguration {
+
+  /** {@code herald.http.*}. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.herald.channel.http.HttpChannel")
+  @ConditionalOnBooleanProperty(name = "herald.http.enabled", matchIfMissing = true)
+  static class Http {
+    /** Backs off for the application's own, as a bean of the type or named httpChannel (herald-server's). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(value = HttpChannel.class, name = "httpChannel")
+    @EnableConfigurationProperties(HttpChannelProperties.class)
+    static class Configured {
+      @Bean(destroyMethod = "")
+      HttpChannel heraldHttpChannel(HttpChannelProperties p) {
+        return configured("herald.http", () -> p.channelBuilder().build());
+      }
+    }
+  }
 
   /** {@code herald.mail.*}. */
   @Configuration(proxyBeanMethods = false)

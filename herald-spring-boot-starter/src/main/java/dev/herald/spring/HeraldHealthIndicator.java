@@ -1,10 +1,8 @@
 package dev.herald.spring;
 
 import dev.herald.Herald;
+import dev.herald.NoticeCounts;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,12 +13,13 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * Herald's health: DOWN unless the engine runs and its database answers; past a threshold of {@code
- * herald.health.*} (backlog, oldest due notice's age, recent DEAD notices) the configured status,
- * OUT_OF_SERVICE by default; UP otherwise. Details: nodeId, running, database, backlog,
- * oldestDueAge (ISO-8601), dead, deadWindow and, past a threshold, exceeded.
+ * herald.health.*} (backlog, its age, recent DEAD notices) the configured status, OUT_OF_SERVICE by
+ * default; UP otherwise. Details: nodeId, running, database, backlog (live notices past their fire
+ * time, as {@link NoticeCounts} defines it for the gauges and the console too), backlogAge (ISO-8601:
+ * since the oldest of them was due), dead, deadWindow and, past a threshold, exceeded.
  */
 public class HeraldHealthIndicator extends AbstractHealthIndicator {
-  /** Backlogs are counted up to this; a larger one shows as this figure. */
+  /** DEAD notices are counted up to this; more show as this figure. */
   static final int COUNT_CAP = 100_000;
 
   private final Herald herald;
@@ -48,14 +47,13 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         builder.down();
         return;
       }
-      long backlog = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice WHERE due_at <= ? LIMIT "
-          + COUNT_CAP + ") due", now.toEpochMilli());
-      long oldestDue = first(c, "SELECT MIN(due_at) FROM herald_notice WHERE due_at <= ?", now.toEpochMilli());
-      Duration oldestAge = oldestDue == 0 ? Duration.ZERO : Duration.ofMillis(now.toEpochMilli() - oldestDue);
+      // the backlog as the gauges and the console count it
+      NoticeCounts total = NoticeCounts.total(herald.reports().countByDefinition(now).values());
+      long backlog = total.backlog();
+      Duration oldestAge = total.backlogAge(now);
       Duration window = thresholds.getDeadWindow();
-      long dead = first(c, "SELECT COUNT(*) FROM (SELECT 1 FROM herald_notice_history WHERE finished_at >= ?"
-          + " AND status = 'DEAD' LIMIT " + COUNT_CAP + ") dead", now.minus(window).toEpochMilli());
-      builder.withDetail("backlog", backlog).withDetail("oldestDueAge", oldestAge.toString())
+      long dead = herald.reports().countDead(now.minus(window), COUNT_CAP);
+      builder.withDetail("backlog", backlog).withDetail("backlogAge", oldestAge.toString())
           .withDetail("dead", dead).withDetail("deadWindow", window.toString());
 
       List<String> exceeded = new ArrayList<>();
@@ -63,7 +61,7 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         exceeded.add("backlog " + backlog + " > herald.health.max-backlog " + thresholds.getMaxBacklog());
       }
       if (thresholds.getMaxOldestDueAge() != null && oldestAge.compareTo(thresholds.getMaxOldestDueAge()) > 0) {
-        exceeded.add("oldestDueAge " + oldestAge + " > herald.health.max-oldest-due-age "
+        exceeded.add("backlogAge " + oldestAge + " > herald.health.max-oldest-due-age "
             + thresholds.getMaxOldestDueAge());
       }
       if (thresholds.getMaxDead() != null && dead > thresholds.getMaxDead()) {
@@ -73,17 +71,6 @@ public class HeraldHealthIndicator extends AbstractHealthIndicator {
         builder.up();
       } else {
         builder.status(new Status(thresholds.getStatus())).withDetail("exceeded", exceeded);
-      }
-    }
-  }
-
-  /** The first column of a one-row query taking one millisecond parameter; 0 for SQL NULL. */
-  private static long first(Connection c, String sql, long millis) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      ps.setLong(1, millis);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
       }
     }
   }

@@ -72,6 +72,11 @@ public class HeraldLifecycle implements SmartLifecycle, DisposableBean {
     return herald.isRunning();
   }
 
+  /** Whether Herald was stopped (it does not start again). */
+  public boolean isStopped() {
+    return closed.get();
+  }
+
   @Override
   public int getPhase() {
     return PHASE;

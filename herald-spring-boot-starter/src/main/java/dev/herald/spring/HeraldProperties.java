@@ -69,7 +69,7 @@ public class HeraldProperties {
   /** Most delivery attempts running at once on this node. Default: 1024. */
   private Integer maxConcurrentDeliveries;
 
-  /** Most delivery attempts running at once to one receiver (origin, handler, broker target). Default: 64. */
+  /** Most delivery attempts running at once to one receiver whose channel sets no limit of its own (a handler). Default: 64. */
   private Integer maxConcurrentPerReceiver;
 
   /** An attempt still running after this counts as failed. Default: 5m. */
@@ -137,15 +137,41 @@ public class HeraldProperties {
   /** The herald health component's thresholds (management.health.herald.enabled turns it off). */
   private Health health = new Health();
 
+  /** How the NoticePublisher treats a notice published outside a transaction. */
+  private Publisher publisher = new Publisher();
+
+  /** The NoticePublisher's rules. */
+  public static class Publisher {
+    /**
+     * Whether publishing with no Spring transaction active is refused (NoTransactionException): such a
+     * notice would commit on its own, delivered even when the business work rolls back (a forgotten
+     * or self-invoked @Transactional, another thread). false stores it in a transaction of its own.
+     * publishAndDeliver is always allowed outside a transaction, and so is publishing when Herald runs
+     * on its own H2 files (the application has no DataSource, so no transaction to join).
+     */
+    private boolean requireTransaction = true;
+
+    public boolean isRequireTransaction() {
+      return requireTransaction;
+    }
+
+    public void setRequireTransaction(boolean requireTransaction) {
+      this.requireTransaction = requireTransaction;
+    }
+  }
+
   /**
    * When the herald health component stops saying UP. With none set it reports the figures (backlog,
    * oldest due notice's age, DEAD notices) but stays UP while the engine runs and its database answers.
    */
   public static class Health {
-    /** Most notices due and undelivered before the status changes. Default: no limit. */
+    /**
+     * Most notices in the backlog (live notices whose fire time has passed: waiting for an attempt, a
+     * retry or a confirmation) before the status changes. Default: no limit.
+     */
     private Integer maxBacklog;
 
-    /** Oldest age of a due, undelivered notice before the status changes. Default: no limit. */
+    /** Largest backlog age (since the oldest notice of the backlog was due) before the status changes. Default: no limit. */
     private Duration maxOldestDueAge;
 
     /** Most notices gone DEAD within dead-window before the status changes. Default: no limit. */
@@ -159,6 +185,31 @@ public class HeraldProperties {
      * management.endpoint.health.status.order). Default: OUT_OF_SERVICE.
      */
     private String status = "OUT_OF_SERVICE";
+
+    /**
+     * How long a channel's broker or mail server may be down before the channel's health component
+     * (heraldChannels/&lt;channel&gt;) leaves UP. Default: 30s.
+     */
+    private Duration channelDownAfter = Duration.ofSeconds(30);
+
+    /** The status of a channel's health component past channel-down-after. Default: DOWN. */
+    private String channelStatus = "DOWN";
+
+    public Duration getChannelDownAfter() {
+      return channelDownAfter;
+    }
+
+    public void setChannelDownAfter(Duration channelDownAfter) {
+      this.channelDownAfter = channelDownAfter;
+    }
+
+    public String getChannelStatus() {
+      return channelStatus;
+    }
+
+    public void setChannelStatus(String channelStatus) {
+      this.channelStatus = channelStatus;
+    }
 
     public Integer getMaxBacklog() {
       return maxBacklog;
@@ -364,6 +415,14 @@ public class HeraldProperties {
 
   public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
     this.failOnUnknownProperties = failOnUnknownProperties;
+  }
+
+  public Publisher getPublisher() {
+    return publisher;
+  }
+
+  public void setPublisher(Publisher publisher) {
+    this.publisher = publisher;
   }
 
   public Health getHealth() {

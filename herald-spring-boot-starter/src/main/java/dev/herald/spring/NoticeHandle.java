@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,10 +21,17 @@ import java.util.concurrent.TimeoutException;
 public final class NoticeHandle {
   private final Herald herald;
   private final Notice enqueued;
+  private final BooleanSupplier uncommitted;
 
   public NoticeHandle(Herald herald, Notice enqueued) {
+    this(herald, enqueued, () -> false);
+  }
+
+  /** @param uncommitted whether the transaction that wrote the notice is still open */
+  NoticeHandle(Herald herald, Notice enqueued, BooleanSupplier uncommitted) {
     this.herald = Objects.requireNonNull(herald, "herald");
     this.enqueued = Objects.requireNonNull(enqueued, "enqueued");
+    this.uncommitted = uncommitted;
   }
 
   public UUID id() {
@@ -36,12 +44,16 @@ public final class NoticeHandle {
   }
 
   /**
-   * The notice as stored now, read from the database.
+   * The notice as stored now, read from the database; inside the transaction that published it (not
+   * committed yet), the notice as written there, which nothing else can see or change before the commit.
    *
-   * @throws NoticeNotFoundException if it does not exist: its transaction has not committed yet (or
-   *     rolled back), or it was purged from history
+   * @throws NoticeNotFoundException if it does not exist: its transaction rolled back, or it was
+   *     purged from history
    */
   public Notice current() {
+    if (uncommitted.getAsBoolean()) {
+      return enqueued;
+    }
     return herald.operations().find(id()).map(NoticeDetail::notice).orElseThrow(() -> new NoticeNotFoundException(id()));
   }
 

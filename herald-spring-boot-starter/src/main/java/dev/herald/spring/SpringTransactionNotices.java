@@ -56,6 +56,15 @@ final class SpringTransactionNotices {
     }
   }
 
+  /**
+   * Whether the transaction the notices just published on this thread joined is still open: until it
+   * ends, they exist only in it.
+   */
+  java.util.function.BooleanSupplier uncommitted() {
+    Bound bound = (Bound) TransactionSynchronizationManager.getResource(key);
+    return bound == null ? () -> false : () -> !bound.completed;
+  }
+
   private NoticeTransaction joined(Connection connection) {
     Bound bound = (Bound) TransactionSynchronizationManager.getResource(key);
     if (bound != null && bound.connection == connection) {
@@ -88,6 +97,7 @@ final class SpringTransactionNotices {
   private final class Bound implements TransactionSynchronization {
     final NoticeTransaction tx;
     final Connection connection;
+    volatile boolean completed;
 
     Bound(NoticeTransaction tx, Connection connection) {
       this.tx = tx;
@@ -118,6 +128,7 @@ final class SpringTransactionNotices {
 
     @Override
     public void afterCompletion(int status) {
+      completed = true;
       TransactionSynchronizationManager.unbindResourceIfPossible(key);
       if (status != STATUS_COMMITTED) {
         tx.afterRollback();

@@ -36,7 +36,8 @@ final class UnknownProperties {
    * not a typo in Herald's own keys, so they are left alone like another bean's prefix.
    */
   private static final List<ConfigurationPropertyName> OPTIONAL_PARTS = List.of(
-      ConfigurationPropertyName.of("herald.mail"), ConfigurationPropertyName.of("herald.amqp"),
+      ConfigurationPropertyName.of("herald.http"), ConfigurationPropertyName.of("herald.mail"),
+      ConfigurationPropertyName.of("herald.amqp"),
       ConfigurationPropertyName.of("herald.kafka"), ConfigurationPropertyName.of("herald.metrics"));
 
   private UnknownProperties() {}

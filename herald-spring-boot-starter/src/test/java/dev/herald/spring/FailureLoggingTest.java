@@ -27,7 +27,8 @@ import org.springframework.context.annotation.Bean;
 /** Failures show in the log without a listener; a handler's stack trace is kept in the attempt log. */
 @SpringBootTest(classes = FailureLoggingTest.App.class, properties = {
     "herald.definitions.fragile.handler=inbox", "herald.definitions.fragile.retry=1s",
-    "herald.definitions.fragile.max-attempts=2"})
+    "herald.definitions.fragile.max-attempts=2",
+    "herald.publisher.require-transaction=false"}) // publishes notices that stand alone
 @AutoConfigureHerald
 class FailureLoggingTest {
   @SpringBootConfiguration
@@ -80,9 +81,11 @@ class FailureLoggingTest {
 
     NoticeDetail detail = herald.operations().find(handle.id()).orElseThrow();
     assertThat(detail.attempts()).hasSize(2).allSatisfy(a -> assertThat(a.detail())
-        .startsWith("java.lang.IllegalStateException: receiver down\n")
+        .startsWith("java.lang.IllegalStateException: receiver down")
         .contains("\tat dev.herald.spring.Inbox.take(Inbox.java:")
         .hasSizeLessThanOrEqualTo(Attempt.MAX_DETAIL));
+    assertThat(detail.attempts().getLast().detail()).as("the last one says no retry follows")
+        .startsWith("java.lang.IllegalStateException: receiver down (attempt 2 of 2: no retry left, DEAD)\n");
   }
 
   @Test

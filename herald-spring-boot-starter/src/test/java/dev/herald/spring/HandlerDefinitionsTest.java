@@ -33,7 +33,7 @@ class HandlerDefinitionsTest {
         .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
             HeraldAutoConfiguration.class))
         .withPropertyValues("spring.datasource.url=jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
-            "herald.shutdown-timeout=1s");
+            "herald.shutdown-timeout=1s", "herald.publisher.require-transaction=false"); // standalone notices
   }
 
   public static class Marketing {

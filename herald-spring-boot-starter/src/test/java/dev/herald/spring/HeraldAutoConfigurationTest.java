@@ -1,6 +1,7 @@
 package dev.herald.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.herald.AlertPolicy;
@@ -11,7 +12,7 @@ import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeHandler;
 import dev.herald.NoticeRequest;
-import dev.herald.engine.EngineSettings;
+import dev.herald.EngineSettings;
 import dev.herald.schedule.RetrySchedule;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
@@ -55,7 +56,7 @@ class HeraldAutoConfigurationTest {
             JacksonAutoConfiguration.class, HeraldAutoConfiguration.class))
         .withPropertyValues(
             "spring.datasource.url=jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
-            "herald.shutdown-timeout=1s");
+            "herald.shutdown-timeout=1s", "herald.publisher.require-transaction=false"); // standalone notices
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -347,6 +348,19 @@ class HeraldAutoConfigurationTest {
     runner().withUserConfiguration(OwnBeans.class).run(ctx -> {
       assertThat(ctx).hasSingleBean(NoticePublisher.class).hasBean("myPublisher").doesNotHaveBean("noticePublisher");
     });
+  }
+
+  @Test
+  void publishingAfterTheContextClosedSaysHeraldWasStopped() {
+    runner().withUserConfiguration(WithInbox.class).withPropertyValues("herald.definitions.plain.handler=inbox")
+        .run(ctx -> {
+          NoticePublisher publisher = ctx.getBean(NoticePublisher.class);
+          ctx.close();
+          assertThatThrownBy(() -> publisher.publish("plain", "{}"))
+              .isInstanceOf(dev.herald.HeraldException.class)
+              .hasMessageContaining("Herald was stopped with the application context")
+              .hasMessageContaining("'plain'");
+        });
   }
 
   @Test

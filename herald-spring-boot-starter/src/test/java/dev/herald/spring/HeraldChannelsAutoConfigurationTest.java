@@ -7,6 +7,7 @@ import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import dev.herald.Herald;
 import dev.herald.channel.amqp.AmqpChannel;
+import dev.herald.channel.http.HttpChannel;
 import dev.herald.channel.kafka.KafkaChannel;
 import dev.herald.channel.mail.MailChannel;
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** The mail, AMQP and Kafka channels: configured from properties when their module is present. */
+/** The http, mail, AMQP and Kafka channels: configured from properties when their module is present. */
 class HeraldChannelsAutoConfigurationTest {
   static GreenMail smtp;
 
@@ -60,6 +61,105 @@ class HeraldChannelsAutoConfigurationTest {
         });
   }
 
+  /** A Spring developer's webhooks from properties alone: no HttpChannel bean written by hand. */
+  @Test
+  void aWebhookDefinitionInPropertiesIsPostedThroughTheAutoConfiguredHttpChannel() throws Exception {
+    java.util.List<String> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer receiver =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext("/hooks", exchange -> {
+      bodies.add(new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    receiver.start();
+    try {
+      runner().withPropertyValues(
+              "herald.http.allow=127.0.0.1",
+              "herald.http.default-timeout=3s",
+              "herald.definitions.order-paid.channel=http",
+              "herald.definitions.order-paid.target=http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks")
+          .run(ctx -> {
+            assertThat(ctx).hasNotFailed().hasSingleBean(HttpChannel.class);
+            ctx.getBean(Herald.class).enqueue("order-paid", "{\"order\":42}");
+            await().atMost(Duration.ofSeconds(10)).until(() -> bodies.contains("{\"order\":42}"));
+          });
+    } finally {
+      receiver.stop(0);
+    }
+  }
+
+  @Test
+  void theHttpChannelRefusesPrivateTargetsUnlessAllowedAndCanBeTurnedOff() {
+    runner().withPropertyValues("herald.definitions.hook.channel=http",
+            "herald.definitions.hook.target=http://10.1.2.3/hook")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.definitions.hook.target")
+              .hasStackTraceContaining("definition 'hook'");
+        });
+    runner().withPropertyValues("herald.http.enabled=false")
+        .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(HttpChannel.class));
+    runner().withPropertyValues("herald.http.max-rate-per-endpoint=fast")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.http.max-rate-per-endpoint");
+        });
+  }
+
+  /** A health component per channel: a mail server that cannot be reached turns its channel's DOWN. */
+  @Test
+  void eachChannelHasAHealthComponentThatGoesDownWhenItsServerStaysUnreachable() throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    runner().withPropertyValues("herald.mail.host=127.0.0.1", "herald.mail.port=" + closed,
+            "herald.mail.from=noreply@shop.example", "herald.health.channel-down-after=200ms")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          var channels = ctx.getBean("heraldChannelsHealthContributor",
+              org.springframework.boot.health.contributor.CompositeHealthContributor.class);
+          var mail = (org.springframework.boot.health.contributor.HealthIndicator) channels.getContributor("mail");
+          var http = (org.springframework.boot.health.contributor.HealthIndicator) channels.getContributor("http");
+          assertThat(http.health().getStatus()).isEqualTo(org.springframework.boot.health.contributor.Status.UP);
+          await().atMost(Duration.ofSeconds(10)).until(() ->
+              mail.health().getStatus().equals(org.springframework.boot.health.contributor.Status.DOWN));
+          var health = mail.health();
+          assertThat(health.getDetails().get("exceeded").toString())
+              .contains("mail server '127.0.0.1:" + closed + "' down for", "herald.health.channel-down-after");
+          assertThat(health.getDetails().get("peers").toString()).contains("state=DOWN", "lastError=");
+        });
+  }
+
+  /** Intake from properties: built and started once Herald runs; one that says nothing of its format is refused. */
+  @Test
+  void intakesComeFromTheirPropertiesAndABadOneNamesItsProperty() {
+    ApplicationContextRunner intakes = runner().withConfiguration(AutoConfigurations.of(HeraldIntakeAutoConfiguration.class));
+    intakes.withPropertyValues("herald.kafka.bootstrap-servers=127.0.0.1:9",
+            "herald.kafka.intakes.audit.topic=orders.audit", "herald.kafka.intakes.audit.format=envelope")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          HeraldIntakes all = ctx.getBean("heraldKafkaIntakes", HeraldIntakes.class);
+          assertThat(all.intakes()).extracting(HeraldIntakes.Intake::name).containsExactly("kafka-audit");
+          await().atMost(Duration.ofSeconds(10)).until(() -> all.intakes().getFirst().consuming());
+        });
+    intakes.withPropertyValues("herald.amqp.intakes.payments.uri=amqp://127.0.0.1:9/",
+            "herald.amqp.intakes.payments.queue=payment-notices")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.amqp.intakes.payments.definition")
+              .hasStackTraceContaining("says nothing of what a message becomes");
+        });
+    intakes.withPropertyValues("herald.amqp.intakes.payments.broker=main",
+            "herald.amqp.intakes.payments.queue=payment-notices", "herald.amqp.intakes.payments.definition=x")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.amqp.intakes.payments.broker")
+              .hasStackTraceContaining("not one of herald.amqp.brokers");
+        });
+  }
+
   @Test
   void amqpAndKafkaChannelsComeFromTheirProperties() {
     runner().withPropertyValues(
@@ -78,6 +178,8 @@ class HeraldChannelsAutoConfigurationTest {
 
   @Test
   void withoutSettingsOrWithoutTheModuleThereIsNoChannel() {
+    runner().withClassLoader(new FilteredClassLoader(HttpChannel.class))
+        .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(HttpChannel.class));
     runner().run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(MailChannel.class)
         .doesNotHaveBean(AmqpChannel.class).doesNotHaveBean(KafkaChannel.class));
     runner().withClassLoader(new FilteredClassLoader(MailChannel.class))

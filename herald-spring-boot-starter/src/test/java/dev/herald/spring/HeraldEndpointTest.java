@@ -51,7 +51,8 @@ class HeraldEndpointTest {
   @SpringBootTest(classes = App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
       "management.endpoints.web.exposure.include=health,herald", "management.endpoint.herald.access=unrestricted",
       "herald.definitions.orders.handler=inbox", "herald.definitions.orders.max-attempts=1",
-      "herald.definitions.confirmed.handler=inbox", "herald.definitions.confirmed.confirm-required=true"})
+      "herald.definitions.confirmed.handler=inbox", "herald.definitions.confirmed.confirm-required=true",
+      "herald.publisher.require-transaction=false"})
   @AutoConfigureHerald
   class Unrestricted {
     @LocalServerPort int port;
@@ -126,7 +127,8 @@ class HeraldEndpointTest {
 
   @Nested
   @SpringBootTest(classes = App.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-      "management.endpoints.web.exposure.include=herald", "herald.definitions.orders.handler=inbox"})
+      "management.endpoints.web.exposure.include=herald", "herald.definitions.orders.handler=inbox",
+      "herald.publisher.require-transaction=false"})
   @AutoConfigureHerald
   class ExposedWithDefaultAccess {
     @LocalServerPort int port;

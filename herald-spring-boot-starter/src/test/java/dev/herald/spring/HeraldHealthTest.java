@@ -43,10 +43,11 @@ class HeraldHealthTest {
         .withUserConfiguration(WithInbox.class)
         .withPropertyValues(
             "spring.datasource.url=jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
-            "herald.shutdown-timeout=1s", "herald.only-definitions=local,fragile",
+            "herald.shutdown-timeout=1s", "herald.only-definitions=local,fragile,waiting",
+            "herald.definitions.waiting.handler=inbox", "herald.definitions.waiting.retry=1h",
             "herald.definitions.local.handler=inbox",
             "herald.definitions.fragile.handler=inbox", "herald.definitions.fragile.max-attempts=1",
-            "herald.definitions.elsewhere.handler=inbox");
+            "herald.definitions.elsewhere.handler=inbox", "herald.publisher.require-transaction=false");
   }
 
   @Test
@@ -63,8 +64,21 @@ class HeraldHealthTest {
       Health health = ctx.getBean(HeraldHealthIndicator.class).health(true);
       assertThat(health.getStatus()).isEqualTo(Status.UP);
       assertThat(health.getDetails()).containsEntry("backlog", 2L).containsEntry("dead", 1L)
-          .containsEntry("deadWindow", "PT24H").containsKey("oldestDueAge").doesNotContainKey("exceeded");
-      assertThat(Duration.parse((String) health.getDetails().get("oldestDueAge"))).isPositive();
+          .containsEntry("deadWindow", "PT24H").containsKey("backlogAge").doesNotContainKey("exceeded");
+      assertThat(Duration.parse((String) health.getDetails().get("backlogAge"))).isPositive();
+    });
+  }
+
+  /** An outage: notices waiting for their retry are owed, so they are backlog (not only those due this instant). */
+  @Test
+  void noticesWaitingForARetryAreBacklog() {
+    runner().run(ctx -> {
+      Inbox inbox = ctx.getBean(Inbox.class);
+      inbox.down = true;
+      NoticeHandle h = ctx.getBean(NoticePublisher.class).publish("waiting", "{}");
+      await().atMost(Duration.ofSeconds(10)).until(() -> h.current().status() == NoticeStatus.FAILED);
+      Health health = ctx.getBean(HeraldHealthIndicator.class).health(true);
+      assertThat(health.getDetails()).containsEntry("backlog", 1L);
     });
   }
 

@@ -87,7 +87,7 @@ class PostgresTransactionalNoticesTest {
 
   private static void drain(String marker) {
     String payload = "{\"marker\": \"" + marker + "\"}";
-    publisher.publish("plain", payload);
+    tx().executeWithoutResult(s -> publisher.publish("plain", payload));
     await().atMost(Duration.ofSeconds(5)).until(() -> inbox.received.contains(payload));
   }
 

@@ -37,7 +37,7 @@ class StartupFailureTest {
         .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
             HeraldAutoConfiguration.class))
         .withPropertyValues("spring.datasource.url=jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
-            "herald.shutdown-timeout=1s");
+            "herald.shutdown-timeout=1s", "herald.publisher.require-transaction=false");
   }
 
   /** Asserts start-up failed with a Herald configuration error, and its analysis, mentioning every text. */
@@ -195,6 +195,27 @@ class StartupFailureTest {
   void definitionOnAnUnknownChannel() {
     runner().withPropertyValues("herald.definitions.x.channel=kafka", "herald.definitions.x.target=orders")
         .run(failsWith("herald.definitions.x.channel", "no channel named 'kafka'"));
+  }
+
+  @Test
+  void anUnknownWebhookOptionNamesTheDefinitionAndItsProperty() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JacksonAutoConfiguration.class,
+            HeraldChannelsAutoConfiguration.class, HeraldAutoConfiguration.class))
+        .withPropertyValues("spring.datasource.url=jdbc:h2:file:" + dir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
+            "herald.shutdown-timeout=1s", "herald.definitions.order-paid.channel=http",
+            "herald.definitions.order-paid.target=https://shop.example/hooks",
+            "herald.definitions.order-paid.options.expectd-body=success")
+        .run(failsWith("herald.definitions.order-paid.options[expectd-body]", "definition 'order-paid'",
+            "unknown option of channel http"));
+  }
+
+  /** A customizer may add channels, so the starter leaves the check to the core: still named. */
+  @Test
+  void anUnknownChannelIsNamedAlsoBesideACustomizer() {
+    runner().withBean(HeraldCustomizer.class, () -> builder -> { })
+        .withPropertyValues("herald.definitions.x.channel=kafka", "herald.definitions.x.target=orders")
+        .run(failsWith("herald.definitions.x.channel", "definition 'x'", "no channel named 'kafka'"));
   }
 
   @Configuration(proxyBeanMethods = false)

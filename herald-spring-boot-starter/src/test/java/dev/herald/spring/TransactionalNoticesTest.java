@@ -65,6 +65,11 @@ class TransactionalNoticesTest {
       this.notices = notices;
     }
 
+    /** A mistake Spring cannot see: the call to the @Transactional method does not pass its proxy. */
+    public NoticeHandle placeViaSelfInvocation(long order, String item) {
+      return place(order, item, false);
+    }
+
     @Transactional
     public NoticeHandle place(long order, String item, boolean failAfterPublishing) {
       jdbc.update("INSERT INTO shop_order (id, status) VALUES (?, 'PLACED')", order);
@@ -164,7 +169,7 @@ class TransactionalNoticesTest {
   /** Gives a wrongly fired notice time to show up: a marker published after it is delivered first. */
   private static void drain(String marker) {
     String payload = "{\"marker\":\"" + marker + "\"}";
-    NoticeHandle m = publisher.publish("plain", payload);
+    NoticeHandle m = tx().execute(s -> publisher.publish("plain", payload));
     await().atMost(Duration.ofSeconds(5)).until(() -> inbox.received.contains(payload));
     finished(m);
   }
@@ -286,12 +291,53 @@ class TransactionalNoticesTest {
   }
 
   @Test
-  void outsideATransactionTheNoticeCommitsOnItsOwnAndIsDeliveredAtOnce() {
-    NoticeHandle h = publisher.publish(publisher.request("plain", "{\"alone\":1}").description("no transaction"));
-    Notice n = h.awaitFirstOutcome(Duration.ofSeconds(5)).orElseThrow();
-    assertThat(n.status()).isEqualTo(NoticeStatus.SUCCEEDED);
-    assertThat(n.description()).isEqualTo("no transaction");
-    assertThat(h.enqueued().id()).isEqualTo(h.id());
+  void outsideATransactionPublishingIsRefusedSayingHowToFixItAndWritesNothing() {
+    assertThatThrownBy(() -> publisher.publish("plain", "{\"alone\":1}"))
+        .isInstanceOf(NoTransactionException.class)
+        .hasMessageContaining("'plain'")
+        .hasMessageContaining("@Transactional")
+        .hasMessageContaining("herald.publisher.require-transaction=false");
+    assertThat(herald.operations().query(dev.herald.NoticeQuery.all().definition("plain").page(0, 500)).items())
+        .noneMatch(n -> n.payload().contains("alone"));
+  }
+
+  /** A stored payload never changes: one the handler's parameter type cannot take fails at the first attempt. */
+  @Test
+  void aPayloadThatDoesNotReadAsTheHandlersParameterTypeFailsAtOnce() {
+    NoticeHandle h = tx().execute(s -> publisher.publish("order-placed", "{\"order\":\"not a number\"}"));
+    Notice dead = finished(h);
+    assertThat(dead.status()).isEqualTo(NoticeStatus.DEAD);
+    assertThat(dead.attempts()).isEqualTo(1);
+    assertThat(dead.lastError()).contains("does not read as", "OrderPlaced", "order-events");
+    assertThat(herald.operations().find(h.id()).orElseThrow().attempts().getFirst().outcome())
+        .isEqualTo(DeliveryResult.Outcome.FAIL);
+  }
+
+  @Test
+  void aTransactionalMethodCalledFromItsOwnClassHasNoTransactionAndIsRefused() {
+    OrderService orders = context.getBean(OrderService.class);
+    assertThatThrownBy(() -> orders.placeViaSelfInvocation(40, "book"))
+        .isInstanceOf(NoTransactionException.class).hasMessageContaining("'order-placed'");
+    assertThat(orders(40)).as("the order row committed on its own: auto-commit, no transaction").isEqualTo(1);
+  }
+
+  @Test
+  void publishingOnAnotherThreadThanTheTransactionsIsRefused() {
+    java.util.concurrent.CompletableFuture<NoticeHandle> elsewhere = tx().execute(s ->
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> publisher.publish("plain", "{\"async\":1}")));
+    assertThatThrownBy(elsewhere::join).hasCauseInstanceOf(NoTransactionException.class);
+  }
+
+  @Test
+  void insideThePublishingTransactionTheHandleShowsTheNoticeAsWrittenAndAfterItsCommitAsStored() {
+    NoticeHandle h = tx().execute(s -> {
+      NoticeHandle published = publisher.publish("plain", "{\"current\":1}");
+      Notice inside = published.current();
+      assertThat(inside.id()).isEqualTo(published.id());
+      assertThat(inside.payload()).isEqualTo("{\"current\":1}");
+      return published;
+    });
+    assertThat(finished(h).status()).isEqualTo(NoticeStatus.SUCCEEDED);
   }
 
   @Test

@@ -9,9 +9,9 @@ import dev.herald.internal.Completions;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
-import java.net.URISyntaxException;
+import dev.herald.spi.PeerStatus;
+import dev.herald.health.PeerHealth;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;
@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Publishes notices to RabbitMQ (AMQP 0-9-1) as persistent messages with {@code mandatory} set, in
@@ -75,23 +76,72 @@ public final class AmqpChannel implements Channel {
   private final Map<String, BrokerPublisher> brokers;
   private final String defaultBroker;
   private final Duration confirmTimeout;
+  private final int maxInFlightPerBroker;
   private final ExecutorService executor =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-amqp-", 0).factory());
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("herald-amqp-confirms").factory());
   private final Completions completions = new Completions(executor);
+  private final PeerHealth health;
+  private final AtomicBoolean probing = new AtomicBoolean();
   private volatile boolean closed;
 
   private AmqpChannel(Builder b) {
     this.name = b.name;
     this.confirmTimeout = b.confirmTimeout;
+    this.maxInFlightPerBroker = b.maxInFlightPerBroker;
+    this.health = new PeerHealth(b.name, PeerStatus.Kind.BROKER, b.clock, 1, b.healthLogEvery);
     Map<String, BrokerPublisher> m = new LinkedHashMap<>();
-    b.brokers.forEach((n, f) -> m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay,
-        b.maxInFlightPerBroker, Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions,
-        timer, b.clock)));
+    b.brokers.forEach((n, f) -> {
+      health.register(n, address(f));
+      m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay, b.maxInFlightPerBroker,
+          Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions, timer, b.clock, health));
+    });
     this.brokers = Map.copyOf(m);
     this.defaultBroker = b.brokers.size() == 1 ? b.brokers.keySet().iterator().next() : null;
     timer.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+    long probe = b.healthProbeInterval.toMillis();
+    timer.scheduleWithFixedDelay(this::probeBrokersNotUp, 0, probe, TimeUnit.MILLISECONDS);
+  }
+
+  /** Where a broker is, without its credentials. */
+  private static String address(ConnectionFactory f) {
+    String vhost = f.getVirtualHost().equals("/") ? "" : f.getVirtualHost();
+    return (f.isSSL() ? "amqps://" : "amqp://") + f.getHost() + ":" + f.getPort() + "/" + vhost;
+  }
+
+  /** Connects to every broker not known to be up, on the channel's own threads (never on the confirm timer). */
+  private void probeBrokersNotUp() {
+    if (closed || !probing.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      executor.execute(() -> {
+        try {
+          for (Map.Entry<String, BrokerPublisher> e : brokers.entrySet()) {
+            if (health.status(e.getKey()).state() != PeerStatus.State.UP && !closed) {
+              e.getValue().probe();
+            }
+          }
+        } finally {
+          probing.set(false);
+        }
+      });
+    } catch (RuntimeException e) { // closing
+      probing.set(false);
+    }
+  }
+
+  /** Publishes are pipelined: as many as a broker lets await a confirm ({@link Builder#maxInFlightPerBroker}). */
+  @Override
+  public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+    return maxInFlightPerBroker;
+  }
+
+  /** Each broker: UP, DOWN (since when, failed attempts, last error) or UNKNOWN before the first connection. */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
   }
 
   public static Builder builder() {
@@ -133,7 +183,7 @@ public final class AmqpChannel implements Channel {
     confirmTimeout(definition);
   }
 
-  /** The names of the brokers, and whether each is connected now. */
+  /** The names of the brokers, and whether each is connected now (see {@link #peers()} for more). */
   public Map<String, Boolean> brokers() {
     Map<String, Boolean> out = new LinkedHashMap<>();
     brokers.keySet().stream().sorted().forEach(n -> out.put(n, brokers.get(n).connected()));
@@ -230,8 +280,25 @@ public final class AmqpChannel implements Channel {
     private int maxInFlightPerBroker = 1000;
     private int maxInFlightPerExchange = 500;
     private Clock clock = Clock.systemUTC();
+    private Duration healthProbeInterval = Duration.ofSeconds(5);
+    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
 
     private Builder() {}
+
+    /**
+     * How often a broker that is not connected is tried, so that its state is known without traffic
+     * (down at start, back after an outage); 5s by default.
+     */
+    public Builder healthProbeInterval(Duration interval) {
+      this.healthProbeInterval = interval;
+      return this;
+    }
+
+    /** How often a broker still down is logged again (WARN, with the failed attempts since); 5m by default. */
+    public Builder healthLogEvery(Duration interval) {
+      this.healthLogEvery = interval;
+      return this;
+    }
 
     /** The name definitions use; {@code amqp} by default. */
     public Builder name(String name) {
@@ -240,18 +307,13 @@ public final class AmqpChannel implements Channel {
     }
 
     /**
-     * A broker by name, at an {@code amqp://user:password@host:port/vhost} or {@code amqps://} URI.
+     * A broker by name, at an {@code amqp://user:password@host:port/vhost} or {@code amqps://} URI;
+     * without a vhost, or with a bare trailing slash ({@code amqp://host/}), the default vhost {@code /}.
      *
      * @throws InvalidInputException naming {@code brokers.<name>} if the URI is not one
      */
     public Builder broker(String brokerName, String uri) {
-      ConnectionFactory f = new ConnectionFactory();
-      try {
-        f.setUri(uri);
-      } catch (URISyntaxException | GeneralSecurityException | IllegalArgumentException e) {
-        throw new InvalidInputException("brokers." + brokerName, "is not an amqp:// or amqps:// URI: " + e.getMessage());
-      }
-      return broker(brokerName, f);
+      return broker(brokerName, AmqpUri.factory(uri, "brokers." + brokerName));
     }
 
     /** A broker by name, with a connection factory set up by you (TLS, credentials provider...). */
@@ -320,6 +382,8 @@ public final class AmqpChannel implements Channel {
       positive(connectTimeout, "connectTimeout");
       positive(reconnectDelay, "reconnectDelay");
       positive(busyDelay, "busyDelay");
+      positive(healthProbeInterval, "healthProbeInterval");
+      positive(healthLogEvery, "healthLogEvery");
       if (maxInFlightPerBroker < 1) {
         throw new InvalidInputException("maxInFlightPerBroker", "must be at least 1, was " + maxInFlightPerBroker);
       }

@@ -17,8 +17,6 @@ import dev.herald.intake.IntakeFormat;
 import dev.herald.intake.IntakeRetry;
 import dev.herald.intake.Refusals;
 import java.io.IOException;
-import java.net.URISyntaxException;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -396,15 +394,9 @@ public final class AmqpIntake implements AutoCloseable {
       this.herald = Objects.requireNonNull(herald, "herald");
     }
 
-    /** The broker, as an {@code amqp://} or {@code amqps://} URI. */
+    /** The broker, as an {@code amqp://} or {@code amqps://} URI; a bare trailing slash means the default vhost. */
     public Builder uri(String uri) {
-      ConnectionFactory f = new ConnectionFactory();
-      try {
-        f.setUri(uri);
-      } catch (URISyntaxException | GeneralSecurityException | IllegalArgumentException e) {
-        throw new InvalidInputException("uri", "is not an amqp:// or amqps:// URI: " + e.getMessage());
-      }
-      return connectionFactory(f);
+      return connectionFactory(AmqpUri.factory(uri, "uri"));
     }
 
     /** The broker, through a connection factory you set up (TLS, credentials provider...). */

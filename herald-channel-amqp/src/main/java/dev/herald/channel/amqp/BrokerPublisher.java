@@ -6,6 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.herald.DeliveryResult;
+import dev.herald.health.PeerHealth;
 import dev.herald.internal.Completions;
 import java.io.IOException;
 import java.time.Clock;
@@ -55,6 +56,7 @@ final class BrokerPublisher implements AutoCloseable {
   /** Guards the set of lanes (never held during I/O). */
   private final ReentrantLock lanesLock = new ReentrantLock();
   private final Map<String, ExchangeLane> lanes = new HashMap<>();
+  private final PeerHealth health;
 
   private volatile Connection connection;
   private long lastConnectFailure = Long.MIN_VALUE;
@@ -64,8 +66,9 @@ final class BrokerPublisher implements AutoCloseable {
 
   BrokerPublisher(String name, ConnectionFactory factory, Duration reconnectDelay, Duration busyDelay, int maxInFlight,
       int maxInFlightPerExchange, Executor executor, Completions completions, ScheduledExecutorService timer,
-      Clock clock) {
+      Clock clock, PeerHealth health) {
     this.name = name;
+    this.health = health;
     this.factory = factory;
     this.reconnectDelay = reconnectDelay;
     this.busyDelay = busyDelay;
@@ -156,6 +159,9 @@ final class BrokerPublisher implements AutoCloseable {
     connecting.lock();
     try {
       String down = ensureConnected();
+      if (down != null) {
+        health.failed(name, down);
+      }
       return new Link(connection, down);
     } finally {
       connecting.unlock();
@@ -178,7 +184,12 @@ final class BrokerPublisher implements AutoCloseable {
     closeQuietly();
     try {
       Connection c = factory.newConnection("herald-" + name);
-      c.addShutdownListener(cause -> blockedReason = null); // each lane fails its own pending confirms
+      c.addShutdownListener(cause -> {
+        blockedReason = null; // each lane fails its own pending confirms
+        if (!cause.isInitiatedByApplication()) {
+          health.unreachable(name, "connection lost: " + describe(cause));
+        }
+      });
       c.addBlockedListener(new BlockedListener() {
         @Override
         public void handleBlocked(String reason) {
@@ -192,6 +203,7 @@ final class BrokerPublisher implements AutoCloseable {
       });
       connection = c;
       lastConnectFailure = Long.MIN_VALUE;
+      health.succeeded(name);
       return null;
     } catch (IOException | TimeoutException | RuntimeException e) {
       lastConnectFailure = now;
@@ -211,6 +223,22 @@ final class BrokerPublisher implements AutoCloseable {
     }
     for (ExchangeLane lane : all) {
       lane.sweep(nowNanos);
+    }
+  }
+
+  /**
+   * Connects if not connected, so that a broker that nobody publishes to is still known to be up or
+   * down (and a broker back after an outage is seen back without waiting for traffic).
+   */
+  void probe() {
+    connecting.lock();
+    try {
+      String down = ensureConnected();
+      if (down != null) {
+        health.unreachable(name, down);
+      }
+    } finally {
+      connecting.unlock();
     }
   }
 

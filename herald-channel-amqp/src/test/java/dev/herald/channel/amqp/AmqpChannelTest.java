@@ -98,6 +98,25 @@ class AmqpChannelTest {
     assertThat(m.getProps().getHeaders().get("traceparent")).hasToString(TRACEPARENT);
   }
 
+  /** {@code amqp://user:pass@host/}, as many examples write it, is the default vhost, not the empty one. */
+  @Test
+  void aBrokerUriEndingInASlashMeansTheDefaultVhost() throws Exception {
+    assertThat(AmqpUri.factory(broker.uri() + "/", "uri").getVirtualHost()).isEqualTo("/");
+    assertThat(AmqpUri.factory(broker.uri(), "uri").getVirtualHost()).isEqualTo("/");
+    assertThat(AmqpUri.factory(broker.uri() + "/orders", "uri").getVirtualHost()).isEqualTo("orders");
+    assertThat(AmqpUri.factory(broker.uri() + "/%2F", "uri").getVirtualHost()).isEqualTo("/");
+    ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri() + "/").build(),
+        orderPaid("orders/order.paid"));
+    Herald h = (Herald) toClose.getLast();
+    Notice n = h.enqueue("order-paid", "{\"order\":44}");
+    runner.runDue();
+    assertThat(h.operations().find(n.id()).orElseThrow().notice().status()).isEqualTo(NoticeStatus.SUCCEEDED);
+    assertThat(ch.basicGet("paid", true).getBody()).asString().isEqualTo("{\"order\":44}");
+    assertThatThrownBy(() -> AmqpChannel.builder().broker("main", "amqp://host/a/b"))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("brokers.main")
+        .hasMessageContaining("amqp://user:password@host:port/vhost");
+  }
+
   @Test
   void aNoticesOwnTargetOverridesTheRoutingKey() throws Exception {
     ManualRunner runner = herald(AmqpChannel.builder().broker("main", broker.uri()).build(), orderPaid("orders/order.paid"));
@@ -202,6 +221,47 @@ class AmqpChannelTest {
       received.add(m.getProps().getMessageId());
     }
     assertThat(received).containsAll(ids.stream().map(Object::toString).toList());
+  }
+
+  /**
+   * An operator who stops the broker sees it DOWN at once (the connection's loss), with the failed
+   * attempts counted, and UP again once the broker is back, found by the channel's own probe with no
+   * notice to send.
+   */
+  @Test
+  void aStoppedBrokerIsReportedDownWithItsFailedAttemptsAndUpAgainWithoutTraffic() throws Exception {
+    AmqpChannel amqp = AmqpChannel.builder().broker("main", broker.uri() + "/")
+        .reconnectDelay(Duration.ofMillis(100)).healthProbeInterval(Duration.ofMillis(100)).build();
+    Herald h = Herald.builder().h2File(dir.resolve("outage")).channel(amqp)
+        .define(NoticeDefinition.builder("order-paid").channel("amqp", "orders/order.paid").retry("200ms")
+            .unlimitedAttempts().build())
+        .build().start();
+    toClose.add(h);
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> amqp.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.UP);
+    dev.herald.spi.PeerStatus up = amqp.peers().getFirst();
+    assertThat(up.channel()).isEqualTo("amqp");
+    assertThat(up.kind()).isEqualTo(dev.herald.spi.PeerStatus.Kind.BROKER);
+    assertThat(up.address()).isEqualTo("amqp://127.0.0.1:" + broker.port() + "/").doesNotContain("guest");
+
+    broker.stop();
+    try {
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+          .until(() -> amqp.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.DOWN);
+      Notice n = h.enqueue("order-paid", "{\"during\":\"outage\"}");
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+          .until(() -> amqp.peers().getFirst().failures() >= 2);
+      assertThat(amqp.peers().getFirst().lastError()).contains("broker 'main'");
+      assertThat(h.operations().find(n.id()).orElseThrow().notice().status()).isNotEqualTo(NoticeStatus.SUCCEEDED);
+      h.operations().cancel(n.id()); // the broker comes back with nothing to send: only the probe can see it
+    } finally {
+      broker.startAgain();
+      admin = broker.connect();
+      ch = admin.createChannel();
+    }
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15))
+        .until(() -> amqp.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.UP);
+    assertThat(amqp.peers().getFirst().failures()).isZero();
   }
 
   /**

@@ -6,6 +6,8 @@ import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import dev.herald.spi.PeerStatus;
+import dev.herald.health.PeerHealth;
 import java.net.InetAddress;
 import java.net.ProxySelector;
 import java.time.Clock;
@@ -80,6 +82,7 @@ public final class HttpChannel implements Channel {
   private final Map<String, ReadDefinition> readDefinitions = new ConcurrentHashMap<>();
   private final Rate defaultRate;
   private final EndpointListener listener;
+  private final PeerHealth health;
   private volatile boolean closed;
 
   private HttpChannel(Builder b) {
@@ -93,6 +96,7 @@ public final class HttpChannel implements Channel {
         b.openFor, b.probeWait, b.disableAfter, b.disabledRecheck);
     this.listener = b.listener;
     this.clock = b.clock;
+    this.health = new PeerHealth(b.name, PeerStatus.Kind.ENDPOINT, b.clock, b.failureThreshold, b.healthLogEvery);
     this.endpoints = new Endpoints(circuitSettings, b.clock, b.endpointSoftCap, b.endpointIdleAfter);
     this.userAgent = b.userAgent;
     this.defaultRate = b.defaultRate;
@@ -100,7 +104,7 @@ public final class HttpChannel implements Channel {
     this.completions = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-http-", 0).factory());
     this.transport = new HttpTransport(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
         b.clientThreads);
-    this.exchange = new WebhookExchange(transport, policy, clock, userAgent, connectTimeout);
+    this.exchange = new WebhookExchange(transport, policy, clock, userAgent, connectTimeout, b.extraHeaders);
   }
 
   public static Builder builder() {
@@ -157,10 +161,30 @@ public final class HttpChannel implements Channel {
         .toList();
   }
 
+  /**
+   * Each endpoint (origin) delivered to lately: DOWN after the circuit's threshold of failures in a
+   * row (timeouts, connection errors, 5xx, 408, 429) until it answers again, with a WARN line at each
+   * change ({@link PeerHealth}).
+   */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
+  }
+
   /** The status of the endpoint (origin) of {@code url}, if this channel has delivered there lately. */
   public Optional<EndpointStatus> endpoint(String url) {
     EndpointState s = endpoints.get(Target.parse(url).endpoint());
     return s == null ? Optional.empty() : Optional.of(s.status(clock.millis()));
+  }
+
+  /** The definition's {@code max-concurrency} (or the builder's default): the engine queues the rest. */
+  @Override
+  public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+    try {
+      return read(definition).options().maxConcurrency();
+    } catch (InvalidInputException e) {
+      return NO_LIMIT_OF_ITS_OWN; // the attempt reports the bad option
+    }
   }
 
   @Override
@@ -339,6 +363,12 @@ public final class HttpChannel implements Channel {
       } finally {
         endpoint.release();
       }
+      String origin = t.endpoint().toString();
+      if (done.verdict() == EndpointState.Verdict.RESPONDED) {
+        health.succeeded(origin);
+      } else if (done.verdict() == EndpointState.Verdict.FAILED) {
+        health.failed(origin, done.failure());
+      }
       if (disabled) {
         notifyDisabled(endpoint.status(now));
       }
@@ -380,12 +410,14 @@ public final class HttpChannel implements Channel {
     private Duration disabledRecheck = Duration.ofMinutes(1);
     private EndpointListener listener = new EndpointListener() {};
     private Clock clock = Clock.systemUTC();
+    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
     private int endpointSoftCap = 10_000;
     private Duration endpointIdleAfter = Duration.ofMinutes(10);
     private String userAgent = "Herald-Webhooks/1";
     private int clientThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private SSLContext sslContext;
     private ProxySelector proxy;
+    private java.util.function.Function<Delivery, Map<String, String>> extraHeaders = d -> Map.of();
 
     private Builder() {}
 
@@ -515,6 +547,15 @@ public final class HttpChannel implements Channel {
     }
 
     /** The time for {@code webhook-timestamp}, Retry-After dates and circuits; default the system clock. */
+    /** How often an endpoint still down is logged again (WARN, with the failed attempts since); 5m by default. */
+    public Builder healthLogEvery(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new InvalidInputException("healthLogEvery", "must be positive, was " + interval);
+      }
+      this.healthLogEvery = interval;
+      return this;
+    }
+
     public Builder clock(Clock c) {
       this.clock = c;
       return this;
@@ -554,7 +595,20 @@ public final class HttpChannel implements Channel {
       return this;
     }
 
+    /**
+     * Headers the application adds to each request, e.g. a per-notice capability for the receiver
+     * (default none). Their values are not written to the attempt log (they may be secrets); the
+     * channel's own headers ({@code webhook-*}, {@code content-type}...) cannot be replaced.
+     */
+    public Builder extraHeaders(java.util.function.Function<Delivery, Map<String, String>> headers) {
+      this.extraHeaders = headers;
+      return this;
+    }
+
     public HttpChannel build() {
+      if (extraHeaders == null) {
+        throw new InvalidInputException("extraHeaders", "must not be null");
+      }
       if (name == null || !name.matches("[a-z][a-z0-9-]{0,49}")) {
         throw new InvalidInputException("name", "'" + name + "' must be a lower-case channel name such as http");
       }

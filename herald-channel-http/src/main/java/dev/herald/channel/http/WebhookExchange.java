@@ -27,6 +27,9 @@ final class WebhookExchange {
    * dead connection out of the client's pool, so a fresh one comes soon.
    */
   static final int MAX_STALE_RESENDS = 3;
+  /** Headers the channel sets itself: extra headers never replace them. */
+  private static final java.util.Set<String> OWN_HEADERS =
+      java.util.Set.of("content-type", "user-agent", "herald-attempt", "traceparent", "content-length", "host");
 
   private final HttpTransport transport;
   private final TargetPolicy policy;
@@ -36,7 +39,11 @@ final class WebhookExchange {
   private final ResponseJudge judge;
   private final long keepAliveNanos = TimeUnit.SECONDS.toNanos(HttpTransport.KEEP_ALIVE_SECONDS + 1);
 
-  WebhookExchange(HttpTransport transport, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout) {
+  private final java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders;
+
+  WebhookExchange(HttpTransport transport, TargetPolicy policy, Clock clock, String userAgent, Duration connectTimeout,
+      java.util.function.Function<Delivery, java.util.Map<String, String>> extraHeaders) {
+    this.extraHeaders = extraHeaders;
     this.transport = transport;
     this.policy = policy;
     this.clock = clock;
@@ -145,6 +152,14 @@ final class WebhookExchange {
     header(h, log, "herald-attempt", Integer.toString(d.attempt()));
     if (d.traceparent() != null) {
       header(h, log, "traceparent", d.traceparent()); // the receiver's span continues the notice's trace
+    }
+    for (java.util.Map.Entry<String, String> e : extraHeaders.apply(d).entrySet()) {
+      String name = e.getKey().toLowerCase(java.util.Locale.ROOT);
+      if (!OWN_HEADERS.contains(name) && !name.startsWith("webhook-")) {
+        h.add(name);
+        h.add(e.getValue());
+        log.append("> ").append(name).append(": (not logged)\n");
+      }
     }
     log.append("> (body: ").append(body.length).append(" bytes)\n");
     return h;

@@ -49,6 +49,14 @@ class CircuitTest {
       assertThat(open.consecutiveFailures()).isEqualTo(3);
       assertThat(open.openUntil()).isEqualTo(openedAt.plusSeconds(30));
       assertThat(open.lastFailure()).isEqualTo("HTTP 500 Internal Server Error");
+      String origin = HttpChannel.endpointOf(receiver.url("/"));
+      assertThat(http.peers()).singleElement().satisfies(p -> {
+        assertThat(p.peer()).isEqualTo(origin);
+        assertThat(p.kind()).isEqualTo(dev.herald.spi.PeerStatus.Kind.ENDPOINT);
+        assertThat(p.state()).as("down with its circuit").isEqualTo(dev.herald.spi.PeerStatus.State.DOWN);
+        assertThat(p.since()).isEqualTo(openedAt);
+        assertThat(p.lastError()).isEqualTo("HTTP 500 Internal Server Error");
+      });
 
       Notice b = herald.enqueue("cb", "{\"n\":\"b\"}");
       runner.runDue();
@@ -72,6 +80,7 @@ class CircuitTest {
       assertThat(attempts(herald, b.id())).isEqualTo(1);
       assertThat(receiver.count()).isEqualTo(5);
       assertThat(http.endpoint(receiver.url("/")).orElseThrow().circuit()).isEqualTo(EndpointStatus.Circuit.CLOSED);
+      assertThat(http.peers().getFirst().state()).isEqualTo(dev.herald.spi.PeerStatus.State.UP);
     }
   }
 

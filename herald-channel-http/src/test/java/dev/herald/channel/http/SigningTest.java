@@ -128,6 +128,32 @@ class SigningTest {
     }
   }
 
+  @Test
+  void extraHeadersGoWithEachRequestButNeitherIntoTheLogNorOverTheChannelsOwn() throws Exception {
+    SettableClock clock = SettableClock.startingNow();
+    try (Receiver receiver = new Receiver();
+        HttpChannel http = HttpChannel.builder().allow("127.0.0.1").clock(clock)
+            .extraHeaders(d -> java.util.Map.of("herald-confirm-url", "https://herald.example/c/" + d.notice().id(),
+                "webhook-id", "forged", "Content-Type", "text/plain"))
+            .build();
+        Herald herald = Herald.builder()
+            .h2File(dir.resolve("herald"))
+            .clock(clock)
+            .channel(http)
+            .define(NoticeDefinition.builder("extra").channel("http", receiver.url("/in")).build())
+            .build()) {
+      Notice n = herald.enqueue("extra", "{}");
+      new ManualRunner(herald, clock).runDue();
+      assertThat(receiver.requests).singleElement().satisfies(r -> {
+        assertThat(r.header("herald-confirm-url")).isEqualTo("https://herald.example/c/" + n.id());
+        assertThat(r.header("webhook-id")).isEqualTo(n.id().toString());
+        assertThat(r.header("content-type")).isEqualTo("application/json");
+      });
+      String log = herald.operations().find(n.id()).orElseThrow().attempts().getFirst().detail();
+      assertThat(log).contains("> herald-confirm-url: (not logged)").doesNotContain("https://herald.example/c/");
+    }
+  }
+
   private static String newSecret() {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);

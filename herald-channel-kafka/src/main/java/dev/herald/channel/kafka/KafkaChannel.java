@@ -4,9 +4,11 @@ import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.internal.Completions;
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import dev.herald.spi.PeerStatus;
+import dev.herald.health.PeerHealth;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -96,10 +98,15 @@ public final class KafkaChannel implements Channel {
   private final AtomicBoolean draining = new AtomicBoolean();
   /** Topics the producer has metadata for (an ack within {@link #KNOWN_NANOS}): a send to them does not wait. */
   private final Map<String, Long> knownTopics = new ConcurrentHashMap<>();
+  private final PeerHealth health;
+  private final String cluster;
   private volatile boolean closed;
 
   private KafkaChannel(Builder b) {
     this.name = b.name;
+    this.cluster = b.bootstrapServers;
+    this.health = new PeerHealth(b.name, PeerStatus.Kind.BROKER, java.time.Clock.systemUTC(), 1, b.healthLogEvery);
+    health.register(cluster, "kafka://" + cluster);
     this.maxInFlight = b.maxInFlight;
     this.inFlight = new Semaphore(b.maxInFlight);
     this.busyDelay = b.busyDelay;
@@ -241,7 +248,7 @@ public final class KafkaChannel implements Channel {
     try {
       producer.send(o.record(), new Answer(o));
     } catch (RuntimeException e) {
-      finish(o, KafkaOutcome.of(e, topic));
+      finish(o, answered(KafkaOutcome.of(e, topic)));
     }
   }
 
@@ -261,13 +268,13 @@ public final class KafkaChannel implements Channel {
         if (knownTopics.put(topic, now) == null && knownTopics.size() > 1024) { // notices' own targets: many topics
           knownTopics.values().removeIf(ackedAt -> now - ackedAt >= KNOWN_NANOS);
         }
-        finish(o, DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset()));
+        finish(o, answered(DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset())));
         return;
       }
       if (e instanceof TimeoutException || e instanceof UnknownTopicOrPartitionException) {
         knownTopics.remove(topic); // its metadata may be gone: the next send to it waits on a task of its own
       }
-      finish(o, KafkaOutcome.of(e, topic));
+      finish(o, answered(KafkaOutcome.of(e, topic)));
     }
   }
 
@@ -291,6 +298,36 @@ public final class KafkaChannel implements Channel {
         .filter(e -> e.getKey().group().equals("producer-metrics") && e.getKey().name().equals(metric))
         .mapToDouble(e -> e.getValue().metricValue() instanceof Number n ? n.doubleValue() : Double.NaN)
         .findFirst().orElse(Double.NaN);
+  }
+
+  /**
+   * The cluster's state from a result: a retriable error (still failing after the producer's own
+   * retries: unreachable, no leader, timed out) counts against it; an ack or a refusal for good (the
+   * record is too large, not authorized) means it answered.
+   */
+  private DeliveryResult answered(DeliveryResult r) {
+    if (r.outcome() == DeliveryResult.Outcome.RETRY) {
+      health.failed(cluster, r.detail());
+    } else {
+      health.succeeded(cluster);
+    }
+    return r;
+  }
+
+  /** Sends are pipelined: as many as the channel lets await an ack ({@link Builder#maxInFlight}). */
+  @Override
+  public int maxConcurrentPerReceiver(NoticeDefinition definition) {
+    return maxInFlight;
+  }
+
+  /**
+   * The cluster (its bootstrap servers): UP once it acked, DOWN while records fail with retriable
+   * errors after the producer's own retries, UNKNOWN before the first record. The producer reconnects
+   * by itself; the state follows the next record.
+   */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
   }
 
   private static String key(Delivery d) {
@@ -322,6 +359,7 @@ public final class KafkaChannel implements Channel {
     private Duration deliveryTimeout = Duration.ofSeconds(30);
     private Duration maxBlock = Duration.ofSeconds(5);
     private Duration busyDelay = Duration.ofMillis(200);
+    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
     private int maxInFlight = 10_000;
     private final Map<String, Object> properties = new LinkedHashMap<>();
 
@@ -358,6 +396,15 @@ public final class KafkaChannel implements Channel {
     }
 
     /** How long a delivery over the limit is deferred; 200ms by default. */
+    /** How often a cluster still down is logged again (WARN, with the failed records since); 5m by default. */
+    public Builder healthLogEvery(Duration interval) {
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new InvalidInputException("healthLogEvery", "must be positive, was " + interval);
+      }
+      this.healthLogEvery = interval;
+      return this;
+    }
+
     public Builder busyDelay(Duration delay) {
       this.busyDelay = delay;
       return this;

@@ -3,9 +3,11 @@ package dev.herald.channel.mail;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
+import dev.herald.spi.PeerStatus;
+import dev.herald.health.PeerHealth;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Session;
@@ -14,9 +16,11 @@ import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -24,7 +28,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Delivers notices as e-mails over SMTP. The definition's target is the {@code To} list
@@ -71,6 +78,10 @@ public final class MailChannel implements Channel {
   private final Semaphore connections;
   private final ExecutorService executor =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-mail-", 0).factory());
+  private final PeerHealth health;
+  private final String peer;
+  private final AtomicBoolean probing = new AtomicBoolean();
+  private final ScheduledExecutorService prober;
   private volatile boolean closed;
 
   private MailChannel(Builder b) {
@@ -100,6 +111,43 @@ public final class MailChannel implements Channel {
     b.properties.forEach(p::put);
     this.session = Session.getInstance(p);
     this.protocol = proto;
+    this.peer = host + ":" + port;
+    this.health = new PeerHealth(b.name, PeerStatus.Kind.MAIL_SERVER, b.clock, 1, b.healthLogEvery);
+    health.register(peer, proto + "://" + peer);
+    this.prober = Executors.newSingleThreadScheduledExecutor(
+        Thread.ofPlatform().daemon().name("herald-mail-probe-" + b.name).factory());
+    prober.scheduleWithFixedDelay(this::probeIfNotUp, 0, b.healthProbeInterval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The mail server: UP, DOWN (since when, failed sends, the last error) or UNKNOWN before the first contact. */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
+  }
+
+  /** While the server is not known to answer, connects and says hello, so its state is known without traffic. */
+  private void probeIfNotUp() {
+    if (closed || health.status(peer).state() == PeerStatus.State.UP || !probing.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      executor.execute(() -> {
+        try (Transport t = session.getTransport(protocol)) {
+          t.connect(host, port, username, password);
+          health.succeeded(peer);
+        } catch (MessagingException e) {
+          if (SmtpOutcome.serverAnswered(e)) {
+            health.succeeded(peer); // it answered, if only to refuse the credentials: a send says more
+          } else {
+            health.unreachable(peer, SmtpOutcome.of(e, peer).detail());
+          }
+        } finally {
+          probing.set(false);
+        }
+      });
+    } catch (RuntimeException e) { // closing
+      probing.set(false);
+    }
   }
 
   public static Builder builder() {
@@ -222,9 +270,16 @@ public final class MailChannel implements Channel {
     try (Transport t = session.getTransport(protocol)) {
       t.connect(host, port, username, password);
       t.sendMessage(m, m.getAllRecipients());
+      health.succeeded(peer);
       return DeliveryResult.delivered("SMTP " + server + " accepted " + m.getAllRecipients().length + " recipient(s)");
     } catch (MessagingException e) {
-      return SmtpOutcome.of(e, server);
+      DeliveryResult r = SmtpOutcome.of(e, server);
+      if (SmtpOutcome.serverAnswered(e)) {
+        health.succeeded(peer);
+      } else {
+        health.failed(peer, r.detail());
+      }
+      return r;
     }
   }
 
@@ -232,6 +287,7 @@ public final class MailChannel implements Channel {
   @Override
   public void close() {
     closed = true;
+    prober.shutdownNow();
     executor.shutdown();
   }
 
@@ -251,8 +307,32 @@ public final class MailChannel implements Channel {
     private int maxConnections = 4;
     private Duration busyDelay = Duration.ofMillis(200);
     private final Map<String, String> properties = new LinkedHashMap<>();
+    private Clock clock = Clock.systemUTC();
+    private Duration healthProbeInterval = Duration.ofSeconds(30);
+    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
 
     private Builder() {}
+
+    /**
+     * How often a mail server not known to answer is tried (connect and hello), so that its state is
+     * known without traffic; 30s by default.
+     */
+    public Builder healthProbeInterval(Duration interval) {
+      this.healthProbeInterval = interval;
+      return this;
+    }
+
+    /** How often a mail server still down is logged again (WARN, with the failed sends since); 5m by default. */
+    public Builder healthLogEvery(Duration interval) {
+      this.healthLogEvery = interval;
+      return this;
+    }
+
+    /** The clock of the server's state (since when it is down); the system clock by default. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
 
     /** The name definitions use; {@code mail} by default. */
     public Builder name(String name) {
@@ -354,6 +434,8 @@ public final class MailChannel implements Channel {
       positive(connectTimeout, "connectTimeout");
       positive(timeout, "timeout");
       positive(busyDelay, "busyDelay");
+      positive(healthProbeInterval, "healthProbeInterval");
+      positive(healthLogEvery, "healthLogEvery");
       if (maxConnections < 1) {
         throw new InvalidInputException("maxConnections", "must be at least 1, was " + maxConnections);
       }

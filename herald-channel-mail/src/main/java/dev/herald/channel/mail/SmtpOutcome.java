@@ -19,12 +19,18 @@ import org.eclipse.angus.mail.smtp.SMTPSenderFailedException;
  * credentials) fails the notice for good; a 4xx reply (mailbox busy, greylisting, server short of
  * resources) or a connection error is retried.
  */
-final class SmtpOutcome {
+public final class SmtpOutcome {
   private static final Pattern LEADING_CODE = Pattern.compile("^\\s*([245]\\d\\d)[ -]");
 
   private SmtpOutcome() {}
 
-  static DeliveryResult of(MessagingException e, String server) {
+  /**
+   * The result of a send that failed: a 5xx reply {@code FAIL}, a 4xx reply or no reply (connection
+   * error) {@code RETRY}, with the server's reply text.
+   *
+   * @param server {@code host:port}, for the message
+   */
+  public static DeliveryResult of(MessagingException e, String server) {
     int worst = 0; // highest reply code seen: one permanent refusal makes the whole send hopeless
     String reply = null;
     for (Throwable t : chain(e)) {
@@ -46,6 +52,18 @@ final class SmtpOutcome {
     }
     return DeliveryResult.retry("SMTP " + server + ": " + oneLine(e.getMessage())
         + (root != e ? " (" + root.getClass().getSimpleName() + ": " + oneLine(root.getMessage()) + ")" : ""));
+  }
+
+  /**
+   * Whether the server answered at all: any reply but {@code 421} (service not available) means it is
+   * up, even one refusing a recipient; no reply (cannot connect, timed out) means it is not.
+   */
+  public static boolean serverAnswered(MessagingException e) {
+    int worst = 0;
+    for (Throwable t : chain(e)) {
+      worst = Math.max(worst, code(t));
+    }
+    return worst != 0 && worst != 421;
   }
 
   private static int code(Throwable t) {

@@ -1,7 +1,7 @@
 package dev.herald.channel.mail;
 
 import dev.herald.InvalidInputException;
-import dev.herald.internal.JsonTree;
+import dev.herald.json.JsonTree;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -177,6 +177,51 @@ class MailChannelTest {
     assertThat(d.notice().lastError()).contains("127.0.0.1:" + closedPort).contains("Connect");
   }
 
+  /**
+   * The mail server stopped: DOWN at the first failed send, with the error; a server refusing a
+   * recipient is up (it answered); back, it is seen UP by the channel's probe without any mail to send.
+   */
+  @Test
+  void aMailServerThatStopsIsReportedDownAndUpAgainByItsProbe() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    com.icegreen.greenmail.util.ServerSetup setup = new com.icegreen.greenmail.util.ServerSetup(port, "127.0.0.1", "smtp");
+    GreenMail own = new GreenMail(setup);
+    own.start();
+    MailChannel mail = MailChannel.builder().host("127.0.0.1").port(port).from("noreply@shop.example")
+        .healthProbeInterval(java.time.Duration.ofMillis(100)).build();
+    try {
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+          .until(() -> mail.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.UP);
+      assertThat(mail.peers().getFirst().peer()).isEqualTo("127.0.0.1:" + port);
+      assertThat(mail.peers().getFirst().kind()).isEqualTo(dev.herald.spi.PeerStatus.Kind.MAIL_SERVER);
+      own.stop();
+      ManualRunner runner = herald(mail, orderShipped().build());
+      started.getLast().enqueue("order-shipped", "{\"order\":{\"id\":8},\"name\":\"H\"}");
+      runner.runDue();
+      dev.herald.spi.PeerStatus down = mail.peers().getFirst();
+      assertThat(down.state()).isEqualTo(dev.herald.spi.PeerStatus.State.DOWN);
+      assertThat(down.failures()).isEqualTo(1);
+      assertThat(down.lastError()).contains("127.0.0.1:" + port);
+      own = new GreenMail(setup);
+      own.start();
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+          .until(() -> mail.peers().getFirst().state() == dev.herald.spi.PeerStatus.State.UP);
+    } finally {
+      own.stop();
+    }
+    try (var smtp = new ScriptedSmtpServer("550 5.1.1 <buyer@shop.example>: mailbox unknown", "250 OK")) {
+      MailChannel refusing = MailChannel.builder().host("127.0.0.1").port(smtp.port()).from("noreply@shop.example").build();
+      ManualRunner runner = herald(refusing, orderShipped().build());
+      started.getLast().enqueue("order-shipped", "{\"order\":{\"id\":9},\"name\":\"I\"}");
+      runner.runDue();
+      assertThat(refusing.peers().getFirst().state()).as("it answered, if only to refuse")
+          .isEqualTo(dev.herald.spi.PeerStatus.State.UP);
+    }
+  }
+
   @Test
   void requiredStartTlsSendsNothingToAServerWithoutIt() {
     NoticeDetail d = sendOne(greenMailChannel().startTls(StartTls.REQUIRED), b -> b, "{\"order\":{\"id\":6},\"name\":\"F\"}");

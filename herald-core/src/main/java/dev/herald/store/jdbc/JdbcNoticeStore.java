@@ -3,7 +3,10 @@ package dev.herald.store.jdbc;
 import dev.herald.Attempt;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
-import dev.herald.NoticeQuery;
+import dev.herald.AttemptSample;
+import dev.herald.NoticeCounts;
+import dev.herald.NoticeCriteria;
+import dev.herald.NoticeScope;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.PendingAlert;
@@ -18,6 +21,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -27,7 +31,8 @@ import javax.sql.DataSource;
  * {@link NoticeStore} over JDBC. Thread-safe; each call borrows a connection from the pool. The
  * work is done by parts named for what they do, over one {@link Transactions} and one dialect:
  * {@link DefinitionsTable}, {@link NoticeIntake} (enqueue and idempotency keys), {@link Claims},
- * {@link OutcomeWrites} with {@link Archive}, {@link NoticeSearch}, {@link HistoryPurge}, and
+ * {@link OutcomeWrites} with {@link Archive}, {@link NoticeSearch}, {@link NoticeTallies} (counts and
+ * chart series), {@link HistoryPurge}, and
  * {@link NodeStatements} (node liveness and the requests nodes leave each other), {@link
  * OrderingStatements} (ordered delivery per key).
  */
@@ -39,6 +44,7 @@ public final class JdbcNoticeStore implements NoticeStore {
   private final NodeStatements nodes;
   private final DefinitionsTable definitions;
   private final NoticeSearch search;
+  private final NoticeTallies tallies;
   private final NoticeIntake intake;
   private final Claims claims;
   private final OutcomeWrites outcomes;
@@ -55,6 +61,7 @@ public final class JdbcNoticeStore implements NoticeStore {
     NoticeRows rows = new NoticeRows(dialect);
     this.definitions = new DefinitionsTable(dialect, tx, rows);
     this.search = new NoticeSearch(dialect, tx, rows);
+    this.tallies = new NoticeTallies(dialect, tx, rows);
     this.intake = new NoticeIntake(dialect, tx, rows, search);
     this.ordering = new OrderingStatements(dialect);
     this.claims = new Claims(dialect, tx, rows, ordering);
@@ -271,8 +278,52 @@ public final class JdbcNoticeStore implements NoticeStore {
   }
 
   @Override
-  public Page<Notice> query(NoticeQuery q) {
-    return search.query(q);
+  public Page<Notice> search(NoticeCriteria criteria, int offset, int limit) {
+    return search.search(criteria, offset, limit);
+  }
+
+  @Override
+  public List<UUID> searchIds(NoticeCriteria criteria, int limit) {
+    return search.searchIds(criteria, limit);
+  }
+
+  @Override
+  public List<UUID> finishedIds(String definition, NoticeStatus status, Instant from, Instant to, NoticeScope scope,
+      int limit) {
+    return search.finishedIds(definition, status, from, to, scope, limit);
+  }
+
+  // ---------------------------------------------------------------- counts and chart series
+
+  @Override
+  public Map<String, NoticeCounts> countByDefinition(Instant now) {
+    return tallies.countByDefinition(now);
+  }
+
+  @Override
+  public long countDead(Instant since, int cap) {
+    return tallies.countDead(since, cap);
+  }
+
+  @Override
+  public long countLive(NoticeScope scope) {
+    return tallies.countLive(scope);
+  }
+
+  @Override
+  public List<AttemptSample> attemptSamples(Instant from, Instant to, String definition, NoticeScope scope,
+      int max) {
+    return tallies.attemptSamples(from, to, definition, scope, max);
+  }
+
+  @Override
+  public long[] backlogAt(List<Instant> instants, String definition, NoticeScope scope) {
+    return tallies.backlogAt(instants, definition, scope);
+  }
+
+  @Override
+  public Set<UUID> existing(Collection<UUID> ids) {
+    return tallies.existing(ids);
   }
 
   @Override

@@ -6,7 +6,9 @@ import static dev.herald.store.jdbc.NoticeRows.HISTORY_COLUMNS;
 import dev.herald.Attempt;
 import dev.herald.DeliveryResult;
 import dev.herald.Notice;
-import dev.herald.NoticeQuery;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeCriteria;
+import dev.herald.NoticeScope;
 import dev.herald.NoticeStatus;
 import dev.herald.Page;
 import dev.herald.spi.NoticeRow;
@@ -22,7 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
-/** Reads for operators and the API: one notice live or archived, its attempts, pages of notices, finished notices. */
+/** Reads for operators and the API: one notice live or archived, its attempts, searches, finished notices. */
 final class NoticeSearch extends StorePart {
 
   NoticeSearch(Dialect dialect, Transactions tx, NoticeRows rows) {
@@ -76,70 +78,104 @@ final class NoticeSearch extends StorePart {
     });
   }
 
-  Page<Notice> query(NoticeQuery q) {
-    Set<NoticeStatus> statuses = q.statuses().isEmpty() ? Set.of(NoticeStatus.values()) : q.statuses();
-    boolean live = statuses.stream().anyMatch(s -> !s.isFinished());
-    boolean history = statuses.stream().anyMatch(NoticeStatus::isFinished);
+  /** One page newest first (by creation, then id), with one row more looked for to tell whether another follows. */
+  Page<Notice> search(NoticeCriteria criteria, int offset, int limit) {
+    checkPage(offset, limit);
     List<Object> args = new ArrayList<>();
-    List<String> parts = new ArrayList<>();
-    // Each table gives at most the rows the page can need, newest first (an index walk on
-    // created_at), so the union never sorts a whole table.
-    // A literal, not a parameter: H2's query cache reuses the first LIMIT ? of a UNION branch when a
-    // pooled connection runs the statement again, returning wrong pages.
-    int branchLimit = (int) Math.min(Integer.MAX_VALUE, (long) q.offset() + q.limit() + 1);
-    String newestFirst = " ORDER BY created_at DESC, id DESC";
-    if (live) {
-      parts.add("(SELECT " + LIVE_COLUMNS + ", NULL AS finished_at FROM herald_notice"
-          + where(q, statuses.stream().filter(s -> !s.isFinished()).toList(), args) + newestFirst
-          + " LIMIT " + branchLimit + ")");
-    }
-    if (history) {
-      parts.add("(SELECT id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
-          + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
-          + " 0 AS lease_until, version, shard, target, traceparent, finished_at FROM herald_notice_history"
-          + where(q, statuses.stream().filter(NoticeStatus::isFinished).toList(), args) + newestFirst
-          + " LIMIT " + branchLimit + ")");
-    }
-    String sql = "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") n"
-        + newestFirst + " LIMIT ? OFFSET ?";
-    args.add(q.limit() + 1);
-    args.add(q.offset());
-    return inTransaction("query notices", c -> {
+    String sql = union(criteria, offset, limit, true, args) + " LIMIT ? OFFSET ?";
+    args.add(limit + 1);
+    args.add(offset);
+    return inTransaction("search notices", c -> {
       List<Notice> items = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        for (int i = 0; i < args.size(); i++) {
-          ps.setObject(i + 1, args.get(i));
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            items.add(readNotice(rs, true));
-          }
+      try (PreparedStatement ps = prepared(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          items.add(readNotice(rs, true));
         }
       }
-      boolean more = items.size() > q.limit();
-      return new Page<>(more ? items.subList(0, q.limit()) : items, q.offset(), q.limit(), more);
+      boolean more = items.size() > limit;
+      return new Page<>(more ? items.subList(0, limit) : items, offset, limit, more);
     });
   }
 
-  private static String where(NoticeQuery q, List<NoticeStatus> statuses, List<Object> args) {
-    List<String> terms = new ArrayList<>();
-    if (q.definition() != null) {
-      terms.add("definition = ?");
-      args.add(q.definition());
+  /** The ids of the first {@code limit} notices {@link #search} lists. */
+  List<UUID> searchIds(NoticeCriteria criteria, int limit) {
+    checkPage(0, limit);
+    List<Object> args = new ArrayList<>();
+    String sql = union(criteria, 0, limit, false, args) + " LIMIT ?";
+    args.add(limit);
+    return ids("search notice ids", sql, args);
+  }
+
+  /**
+   * Live and archived notices that match, newest first: each table gives at most the rows the page
+   * can need, newest first (an index walk on created_at), so the union never sorts a whole table.
+   */
+  private static String union(NoticeCriteria q, int offset, int limit, boolean whole, List<Object> args) {
+    Set<NoticeStatus> statuses = q.statuses().isEmpty() ? Set.of(NoticeStatus.values()) : q.statuses();
+    List<NoticeStatus> live = statuses.stream().filter(s -> !s.isFinished()).sorted().toList();
+    List<NoticeStatus> finished = statuses.stream().filter(NoticeStatus::isFinished).sorted().toList();
+    List<String> parts = new ArrayList<>();
+    // A literal, not a parameter: H2's query cache reuses the first LIMIT ? of a UNION branch when a
+    // pooled connection runs the statement again, returning wrong pages.
+    int branchLimit = (int) Math.min(Integer.MAX_VALUE, (long) offset + limit + 1);
+    String newestFirst = " ORDER BY created_at DESC, id DESC";
+    if (!live.isEmpty()) {
+      String columns = whole ? LIVE_COLUMNS + ", NULL AS finished_at" : "id, created_at";
+      parts.add("(SELECT " + columns + " FROM herald_notice n" + Conditions.where(q, live, 4, args) + newestFirst
+          + " LIMIT " + branchLimit + ")");
     }
-    if (statuses.size() < (statuses.getFirst().isFinished() ? 3 : 4)) {
-      terms.add("status IN (" + String.join(", ", statuses.stream().map(s -> "?").toList()) + ")");
-      statuses.forEach(s -> args.add(s.name()));
+    if (!finished.isEmpty()) {
+      String columns = whole ? "id, definition, payload, description, idempotency_key, status, attempts, retry_base,"
+          + " fire_at, NULL AS due_at, last_attempt_at, last_error, created_at, updated_at, NULL AS owner,"
+          + " 0 AS lease_until, version, shard, target, traceparent, finished_at" : "id, created_at";
+      parts.add("(SELECT " + columns + " FROM herald_notice_history n" + Conditions.where(q, finished, 3, args)
+          + newestFirst + " LIMIT " + branchLimit + ")");
     }
-    if (q.createdFrom() != null) {
-      terms.add("created_at >= ?");
-      args.add(q.createdFrom().toEpochMilli());
+    return "SELECT * FROM (" + String.join(" UNION ALL ", parts) + ") found" + newestFirst;
+  }
+
+  private static void checkPage(int offset, int limit) {
+    if (offset < 0) {
+      throw new InvalidInputException("offset", "must be >= 0, was " + offset);
     }
-    if (q.createdTo() != null) {
-      terms.add("created_at < ?");
-      args.add(q.createdTo().toEpochMilli());
+    if (limit < 1) {
+      throw new InvalidInputException("limit", "must be at least 1, was " + limit);
     }
-    return terms.isEmpty() ? "" : " WHERE " + String.join(" AND ", terms);
+  }
+
+  private static PreparedStatement prepared(Connection c, String sql, List<Object> args) throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    try {
+      for (int i = 0; i < args.size(); i++) {
+        ps.setObject(i + 1, args.get(i));
+      }
+      return ps;
+    } catch (SQLException e) {
+      ps.close();
+      throw e;
+    }
+  }
+
+  List<UUID> finishedIds(String definition, NoticeStatus status, Instant from, Instant to, NoticeScope scope,
+      int limit) {
+    List<Object> args = new ArrayList<>(List.of(status.name(), from.toEpochMilli(), to.toEpochMilli()));
+    String sql = "SELECT n.id FROM herald_notice_history n WHERE n.status = ? AND n.finished_at >= ?"
+        + " AND n.finished_at < ?" + Conditions.andDefinitionAndScope(definition, scope, args)
+        + " ORDER BY n.finished_at LIMIT " + limit;
+    return ids("find finished notice ids", sql, args);
+  }
+
+  /** The {@code id} column of every row the statement reads. */
+  private List<UUID> ids(String what, String sql, List<Object> args) {
+    return inTransaction(what, c -> {
+      List<UUID> ids = new ArrayList<>();
+      try (PreparedStatement ps = prepared(c, sql, args); ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(dialect.getId(rs, "id"));
+        }
+      }
+      return ids;
+    });
   }
 
   List<NoticeRow> findFinished(String definition, NoticeStatus status, Instant from, Instant to, int limit) {

@@ -20,12 +20,34 @@ class AlertConfiguration {
   }
 
   @Bean
-  AlertService alertService(ObjectProvider<Herald> herald, AlertProperties properties) {
-    return new AlertService(herald::getObject, properties, Clock.systemUTC());
+  AlertService alertService(ObjectProvider<Herald> herald, AlertProperties properties,
+      dev.herald.server.NoticeOwners owners, dev.herald.server.Tenants tenants, dev.herald.server.AlertTargets targets,
+      ObjectProvider<io.micrometer.core.instrument.MeterRegistry> meters, dev.herald.server.DefinitionSecrets secrets) {
+    return new AlertService(herald::getObject, properties, Clock.systemUTC(),
+        (c, id, definition) -> owners.writeOne(c, id, tenants.ownerOf(definition)),
+        (kind, destination) -> {
+          if (kind.equals("webhook")) {
+            targets.checkWebhook(destination);
+          } else {
+            targets.checkEmail(destination);
+          }
+        },
+        meters.getIfAvailable(), secrets::seal);
   }
 
   @Bean
   ApplicationListener<ApplicationReadyEvent> alertDefinitions(AlertService alerts) {
     return event -> alerts.ensureDefinitions();
+  }
+
+  /** Alerts about this server's brokers and mail servers staying down. */
+  @Bean(destroyMethod = "close")
+  PeerAlerts peerAlerts(ObjectProvider<Herald> herald, AlertProperties properties) {
+    return new PeerAlerts(herald::getObject, properties, Clock.systemUTC());
+  }
+
+  @Bean
+  ApplicationListener<ApplicationReadyEvent> peerAlertsStart(PeerAlerts peerAlerts) {
+    return event -> peerAlerts.start();
   }
 }

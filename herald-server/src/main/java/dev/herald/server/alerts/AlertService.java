@@ -31,7 +31,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -54,9 +53,25 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   /** Alerts taken from the outbox per transaction. */
   private static final int DRAIN_BATCH = 500;
 
+  /** Where an alert's notices belong: the tenant of the definition that alerted. */
+  @FunctionalInterface
+  public interface Ownership {
+    void owned(Connection c, java.util.UUID noticeId, String definition) throws SQLException;
+  }
+
+  /** Checks a destination at send time; throws {@link dev.herald.InvalidInputException} for one refused now. */
+  @FunctionalInterface
+  public interface Destinations {
+    void check(String kind, String destination);
+  }
+
   private final Supplier<Herald> herald;
   private final AlertProperties properties;
   private final Clock clock;
+  private final Ownership ownership;
+  private final Destinations destinations;
+  private final io.micrometer.core.instrument.MeterRegistry meters;
+  private final java.util.function.UnaryOperator<NoticeDefinition> sealer;
   private final ScheduledExecutorService worker =
       Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("herald-alerts").factory());
   private final AtomicBoolean drainAsked = new AtomicBoolean();
@@ -66,10 +81,32 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   private final Set<Key> recovering = ConcurrentHashMap.newKeySet();
   private volatile boolean started;
 
+  /** Whether {@code definition} is one of the server's own alert definitions, which must not be deleted. */
+  public static boolean isInternal(String definition) {
+    return MAIL_DEFINITION.equals(definition) || WEBHOOK_DEFINITION.equals(definition);
+  }
+
   public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock) {
+    this(herald, properties, clock, (c, id, d) -> { }, (k, d) -> { }, null, d -> d);
+  }
+
+  /**
+   * @param ownership records in the alert's transaction which tenant an alert notice belongs to
+   * @param destinations checks each destination when an alert is sent: a refused one is skipped,
+   *     logged and counted ({@code herald.alerts.failed}), and never holds back other alerts
+   * @param meters where the failures are counted; null for nowhere
+   * @param sealer seals the secrets of the alert definitions before they are stored
+   */
+  public AlertService(Supplier<Herald> herald, AlertProperties properties, Clock clock, Ownership ownership,
+      Destinations destinations, io.micrometer.core.instrument.MeterRegistry meters,
+      java.util.function.UnaryOperator<NoticeDefinition> sealer) {
     this.herald = herald;
     this.properties = properties;
     this.clock = clock;
+    this.ownership = ownership;
+    this.destinations = destinations;
+    this.meters = meters;
+    this.sealer = sealer;
   }
 
   /** Creates the two alert definitions if missing (alerts about alerts: never), then starts sending. */
@@ -88,7 +125,7 @@ public final class AlertService implements HeraldListener, AutoCloseable {
       if (properties.getWebhookSecrets() != null && !properties.getWebhookSecrets().isBlank()) {
         b.option("secrets", properties.getWebhookSecrets());
       }
-      h.definitions().save(b.build());
+      h.definitions().save(sealer.apply(b.build()));
     }
     start();
   }
@@ -119,8 +156,10 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   @Override
   public void onAttempt(Notice notice, Attempt attempt) {
     if (!attempt.outcome().name().equals("DELIVERED") && !attempt.outcome().name().equals("AWAIT_CONFIRM")) {
+      AlertDeliveryLog.failed(notice, attempt);
       return;
     }
+    AlertDeliveryLog.delivered(notice, attempt);
     if (!failingDefinitions.contains(notice.definition())) {
       return;
     }
@@ -179,12 +218,12 @@ public final class AlertService implements HeraldListener, AutoCloseable {
         if (open.isEmpty()) {
           Window w = new Window(e.getKey().definition(), e.getKey().endpoint(), now, raised.size() - 1, last);
           AlertWindows.insert(c, w);
-          send(tx, e.getKey().definition(), failure(w, raised.getFirst(), 1));
+          send(tx, e.getKey().definition(), failure(w, raised.getFirst(), 1, AlertMessage.FIRST));
         } else if (now - open.get().openedAt() >= window) {
           Window w = open.get();
           int count = w.waiting() + raised.size();
           AlertWindows.update(c, new Window(w.definition(), w.endpoint(), now, 0, last));
-          send(tx, w.definition(), failure(w, last, count));
+          send(tx, w.definition(), failure(w, last, count, AlertMessage.FOLLOW_UP));
         } else {
           Window w = open.get();
           AlertWindows.update(c, new Window(w.definition(), w.endpoint(), w.openedAt(), w.waiting() + raised.size(),
@@ -203,7 +242,7 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     try {
       for (Window w : AlertWindows.lockEnded(tx.connection(), now - properties.getWindow().toMillis())) {
         AlertWindows.update(tx.connection(), new Window(w.definition(), w.endpoint(), now, 0, w.last()));
-        send(tx, w.definition(), failure(w, w.last(), w.waiting()));
+        send(tx, w.definition(), failure(w, w.last(), w.waiting(), AlertMessage.FOLLOW_UP));
       }
     } catch (SQLException e) {
       throw new dev.herald.StoreException("cannot read ended alert windows: " + e.getMessage(), e);
@@ -225,18 +264,13 @@ public final class AlertService implements HeraldListener, AutoCloseable {
         }
         Window w = open.get();
         if (w.waiting() > 0) {
-          send(tx, key.definition(), failure(w, w.last(), w.waiting()));
+          send(tx, key.definition(), failure(w, w.last(), w.waiting(), AlertMessage.FOLLOW_UP));
         }
         AlertWindows.delete(c, key);
         NoticeDefinition d = herald.get().definitions().find(key.definition()).orElse(null);
         if (d != null && AlertOptions.recovered(d)) {
-          ObjectNode a = JsonMapper.shared().createObjectNode();
-          a.put("kind", "recovered");
-          a.put("definition", key.definition());
-          a.put("endpoint", key.endpoint().isEmpty() ? null : key.endpoint());
-          a.put("noticeId", notice.id().toString());
-          a.put("at", Instant.ofEpochMilli(clock.millis()).toString());
-          send(tx, key.definition(), a);
+          send(tx, key.definition(), AlertMessage.recovered(source(), key.definition(),
+              key.endpoint().isEmpty() ? null : key.endpoint(), w.openedAt(), notice, Instant.ofEpochMilli(clock.millis())));
         }
         return null;
       });
@@ -252,21 +286,15 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     }
   }
 
-  private ObjectNode failure(Window w, PendingAlert e, int count) {
-    ObjectNode a = JsonMapper.shared().createObjectNode();
-    a.put("kind", "failure");
-    a.put("definition", w.definition());
-    a.put("endpoint", w.endpoint().isEmpty() ? null : w.endpoint());
-    a.put("count", count);
-    a.put("since", Instant.ofEpochMilli(w.openedAt()).toString());
-    a.put("windowSeconds", properties.getWindow().toSeconds());
-    a.put("noticeId", e.noticeId().toString());
-    a.put("status", e.finalFailure() ? "DEAD" : "FAILED");
-    a.put("failures", e.failures());
-    a.put("finalFailure", e.finalFailure());
-    a.put("error", e.error());
-    a.put("at", e.raisedAt().toString());
-    return a;
+  /** A failure alert: {@link AlertMessage#FIRST} at once, or {@link AlertMessage#FOLLOW_UP} with a window's count. */
+  private ObjectNode failure(Window w, PendingAlert e, int count, String sequence) {
+    return AlertMessage.failure(source(), sequence, w.definition(), w.endpoint().isEmpty() ? null : w.endpoint(),
+        w.openedAt(), properties.getWindow(), count, e, herald.get().operations().find(e.noticeId()));
+  }
+
+  /** Who sends the alerts and where their links point. */
+  private AlertMessage.Source source() {
+    return AlertMessage.Source.of(herald.get().settings().nodeId(), properties, properties.publicUrl());
   }
 
   /** Enqueues the alert, in the caller's transaction, as a notice per destination the definition names. */
@@ -280,15 +308,39 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     String description = "alert: " + definition + " (" + alert.path("kind").asString("") + ")";
     String email = d.option(AlertOptions.EMAIL, null);
     if (email != null && !email.isBlank()) {
-      tx.enqueue(NoticeRequest.of(MAIL_DEFINITION, payload).target(email.strip()).description(description));
+      enqueue(tx, "email", definition, NoticeRequest.of(MAIL_DEFINITION, payload).target(email.strip())
+          .description(description));
     }
     String webhook = d.option(AlertOptions.WEBHOOK, null);
     if (webhook != null && !webhook.isBlank()) {
-      tx.enqueue(NoticeRequest.of(WEBHOOK_DEFINITION, payload).target(webhook.strip()).description(description));
+      enqueue(tx, "webhook", definition, NoticeRequest.of(WEBHOOK_DEFINITION, payload).target(webhook.strip())
+          .description(description));
     }
     if ((email == null || email.isBlank()) && (webhook == null || webhook.isBlank())) {
       log.warn("Herald alert for definition {} has nowhere to go (set its options {} or {}): {}", definition,
           AlertOptions.EMAIL, AlertOptions.WEBHOOK, payload);
+    }
+  }
+
+  /**
+   * Enqueues one destination's alert. A destination refused now (a URL the SSRF guard refuses, bad
+   * addresses) is skipped, logged and counted: it never rolls the drain back, so one bad destination
+   * holds back no other alert. (Intake checks a notice before writing anything, so the transaction
+   * goes on.)
+   */
+  private void enqueue(NoticeTransaction tx, String kind, String definition, NoticeRequest request) {
+    try {
+      destinations.check(kind, request.target());
+      Notice n = tx.enqueue(request);
+      ownership.owned(tx.connection(), n.id(), definition);
+    } catch (dev.herald.InvalidInputException e) {
+      log.warn("Herald alert of definition {} by {} to {} not sent: {}: {}", definition, kind, request.target(),
+          e.field(), e.reason());
+      if (meters != null) {
+        meters.counter("herald.alerts.failed", "destination", kind, "definition", definition).increment();
+      }
+    } catch (SQLException e) {
+      throw new dev.herald.StoreException("cannot record the tenant of an alert: " + e.getMessage(), e);
     }
   }
 

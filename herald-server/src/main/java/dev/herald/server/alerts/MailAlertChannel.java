@@ -2,14 +2,21 @@ package dev.herald.server.alerts;
 
 import dev.herald.DeliveryResult;
 import dev.herald.spi.Channel;
+import dev.herald.channel.mail.SmtpOutcome;
+import dev.herald.health.PeerHealth;
 import dev.herald.spi.Delivery;
+import dev.herald.spi.PeerStatus;
+import java.time.Clock;
+import java.util.List;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Session;
 import jakarta.mail.Transport;
 import jakarta.mail.internet.AddressException;
 import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,17 +27,24 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Sends alert notices as e-mail over SMTP (Angus Mail): the notice's target is the comma-separated
- * recipients, its payload the alert. A refused or unreachable server is retried like any failed
- * attempt; bad recipient addresses fail the notice for good.
+ * recipients, its payload the alert ({@link AlertMessage}), rendered as plain text and HTML ({@link
+ * AlertMail}). A server that cannot be reached, or refuses for now (4xx), is retried like any failed
+ * attempt; a refusal for good (5xx: unknown recipients, say) or bad addresses fail the notice. The
+ * attempt log keeps the server's reply; the server's state is a peer of this channel ({@link #peers()}).
  */
 final class MailAlertChannel implements Channel {
   static final String NAME = "alert-mail";
 
   private final AlertProperties properties;
   private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
+  private final PeerHealth health = new PeerHealth(NAME, PeerStatus.Kind.MAIL_SERVER, Clock.systemUTC(), 1,
+      PeerHealth.DEFAULT_REMIND_EVERY);
 
   MailAlertChannel(AlertProperties properties) {
     this.properties = properties;
+    if (configured()) {
+      health.register(server(), "smtp://" + server());
+    }
   }
 
   @Override
@@ -43,13 +57,27 @@ final class MailAlertChannel implements Channel {
     // the definition's target is a placeholder: each alert notice names its recipients
   }
 
+  /** The alerts' mail server, once one is set. */
+  @Override
+  public List<PeerStatus> peers() {
+    return health.all();
+  }
+
   @Override
   public CompletionStage<DeliveryResult> deliver(Delivery delivery) {
     return CompletableFuture.supplyAsync(() -> send(delivery), senders);
   }
 
+  private boolean configured() {
+    return properties.getSmtpHost() != null && !properties.getSmtpHost().isBlank();
+  }
+
+  private String server() {
+    return properties.getSmtpHost() + ":" + properties.getSmtpPort();
+  }
+
   private DeliveryResult send(Delivery delivery) {
-    if (properties.getSmtpHost() == null || properties.getSmtpHost().isBlank()) {
+    if (!configured()) {
       return DeliveryResult.retry("herald.server.alerts.smtp-host is not set: no e-mail can be sent");
     }
     InternetAddress[] to;
@@ -63,13 +91,27 @@ final class MailAlertChannel implements Channel {
       MimeMessage m = new MimeMessage(session());
       m.setFrom(new InternetAddress(properties.getFrom()));
       m.setRecipients(Message.RecipientType.TO, to);
-      m.setSubject(AlertText.subject(alert), "UTF-8");
-      m.setText(AlertText.body(alert), "UTF-8");
+      m.setSubject(AlertMail.subject(alert), "UTF-8");
+      MimeMultipart alternative = new MimeMultipart("alternative");
+      MimeBodyPart plain = new MimeBodyPart();
+      plain.setText(AlertMail.text(alert), "UTF-8");
+      MimeBodyPart rich = new MimeBodyPart();
+      rich.setText(AlertMail.html(alert), "UTF-8", "html");
+      alternative.addBodyPart(plain);
+      alternative.addBodyPart(rich);
+      m.setContent(alternative);
+      m.setHeader("X-Herald-Notice", delivery.notice().id().toString());
       Transport.send(m, properties.getSmtpUsername(), properties.getSmtpPassword());
+      health.succeeded(server());
       return DeliveryResult.delivered("mail sent to " + delivery.target());
     } catch (MessagingException e) {
-      return DeliveryResult.retry("SMTP " + properties.getSmtpHost() + ":" + properties.getSmtpPort() + ": "
-          + e.getMessage());
+      DeliveryResult r = SmtpOutcome.of(e, server()); // with the server's reply, e.g. 550 Invalid Addresses
+      if (SmtpOutcome.serverAnswered(e)) {
+        health.succeeded(server());
+      } else {
+        health.failed(server(), r.detail());
+      }
+      return r;
     }
   }
 

@@ -1,20 +1,23 @@
 package dev.herald.server.console;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import dev.herald.AttemptSample;
+import dev.herald.DeliveryResult;
+import dev.herald.NoticeReports;
+import dev.herald.NoticeScope;
+import dev.herald.server.NoticeOwners;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import javax.sql.DataSource;
 
 /**
- * The overview's series, read from the attempt log and the notice tables: deliveries, failures,
- * p99 lateness of first attempts, and backlog (due, not finished) per time bucket, optionally for
- * one definition. The attempt log is kept as long as history is ({@code herald.history-retention}).
+ * The overview's series, read through the core's {@link NoticeReports} (attempt samples, backlog at
+ * instants): deliveries, failures, p99 lateness of first attempts, and backlog per time bucket,
+ * optionally for one definition. The backlog is Herald's one definition of it ({@link
+ * dev.herald.NoticeCounts}, as the gauge
+ * {@code herald.notices.backlog} and the health component count it): notices past their fire time and
+ * not finished at the bucket's end. The attempt log is kept as long as history is ({@code herald.history-retention}).
  */
 final class Charts {
   /** A window of {@code buckets} buckets ending now. */
@@ -49,20 +52,27 @@ final class Charts {
   /** First attempts read for lateness; beyond this a window's p99 is computed from the newest ones. */
   static final int MAX_LATENESS_SAMPLES = 200_000;
 
-  private final DataSource dataSource;
+  private final NoticeReports reports;
 
-  Charts(DataSource dataSource) {
-    this.dataSource = dataSource;
+  Charts(NoticeReports reports) {
+    this.reports = reports;
   }
 
   Series series(Range range, String definition, Instant now) {
+    return series(range, definition, null, now);
+  }
+
+  /** @param tenant only this tenant's notices; null for every tenant's */
+  Series series(Range range, String definition, String tenant, Instant now) {
     long end = now.toEpochMilli();
     long start = end - range.length.toMillis();
     long width = range.length.toMillis() / range.buckets;
     int n = range.buckets;
     long[] starts = new long[n];
+    List<Instant> ends = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       starts[i] = start + i * width;
+      ends.add(Instant.ofEpochMilli(starts[i] + width));
     }
     long[] deliveries = new long[n];
     long[] failures = new long[n];
@@ -70,83 +80,27 @@ final class Charts {
     for (int i = 0; i < n; i++) {
       lateness.add(new ArrayList<>());
     }
-    long[] backlog = new long[n];
     String def = definition == null || definition.isBlank() ? null : definition;
-    try (Connection c = dataSource.getConnection()) {
-      for (String table : List.of("herald_notice", "herald_notice_history")) {
-        String sql = "SELECT a.started_at, a.outcome, a.number, n.fire_at FROM herald_attempt a JOIN " + table
-            + " n ON n.id = a.notice_id WHERE a.started_at >= ? AND a.started_at < ?"
-            + (def == null ? "" : " AND n.definition = ?") + " ORDER BY a.started_at DESC";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-          ps.setLong(1, start);
-          ps.setLong(2, end);
-          if (def != null) {
-            ps.setString(3, def);
-          }
-          ps.setMaxRows(MAX_LATENESS_SAMPLES);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              int b = (int) Math.min(n - 1, (rs.getLong(1) - start) / width);
-              String outcome = rs.getString(2);
-              if (outcome.equals("DELIVERED") || outcome.equals("AWAIT_CONFIRM")) {
-                deliveries[b]++;
-              } else {
-                failures[b]++;
-              }
-              if (rs.getInt(3) == 1) {
-                lateness.get(b).add(Math.max(0, rs.getLong(1) - rs.getLong(4)));
-              }
-            }
-          }
-        }
+    NoticeScope scope = tenant == null ? null : NoticeOwners.scope(tenant);
+    for (AttemptSample a : reports.attemptSamples(Instant.ofEpochMilli(start), now, def, scope,
+        MAX_LATENESS_SAMPLES)) {
+      long at = a.startedAt().toEpochMilli();
+      int b = (int) Math.min(n - 1, (at - start) / width);
+      if (a.outcome() == DeliveryResult.Outcome.DELIVERED || a.outcome() == DeliveryResult.Outcome.AWAIT_CONFIRM) {
+        deliveries[b]++;
+      } else {
+        failures[b]++;
       }
-      backlog(c, def, starts, width, backlog);
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot read the charts' data: " + e.getMessage(), e);
+      if (a.number() == 1) {
+        lateness.get(b).add(Math.max(0, at - a.fireAt().toEpochMilli()));
+      }
     }
+    long[] backlog = reports.backlogAt(ends, def, scope);
     double[] p99 = new double[n];
     for (int i = 0; i < n; i++) {
       p99[i] = p99(lateness.get(i));
     }
     return new Series(starts, deliveries, failures, p99, backlog);
-  }
-
-  /** Notices due and not finished at the end of each bucket: one statement per table, a sum per bucket. */
-  private static void backlog(Connection c, String def, long[] starts, long width, long[] out) throws SQLException {
-    for (boolean history : new boolean[] {false, true}) {
-      StringBuilder sql = new StringBuilder("SELECT ");
-      for (int i = 0; i < starts.length; i++) {
-        sql.append(i == 0 ? "" : ", ").append("SUM(CASE WHEN fire_at <= ? AND created_at <= ?")
-            .append(history ? " AND finished_at > ?" : "").append(" THEN 1 ELSE 0 END)");
-      }
-      sql.append(" FROM ").append(history ? "herald_notice_history WHERE finished_at > ?" : "herald_notice WHERE 1 = 1");
-      if (def != null) {
-        sql.append(" AND definition = ?");
-      }
-      try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-        int p = 1;
-        for (long s : starts) {
-          long t = s + width;
-          ps.setLong(p++, t);
-          ps.setLong(p++, t);
-          if (history) {
-            ps.setLong(p++, t);
-          }
-        }
-        if (history) {
-          ps.setLong(p++, starts[0]);
-        }
-        if (def != null) {
-          ps.setString(p, def);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          for (int i = 0; i < starts.length; i++) {
-            out[i] += rs.getLong(i + 1);
-          }
-        }
-      }
-    }
   }
 
   static double p99(List<Long> values) {

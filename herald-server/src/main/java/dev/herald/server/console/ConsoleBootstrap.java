@@ -15,10 +15,12 @@ final class ConsoleBootstrap implements InitializingBean {
 
   private final ConsoleUsers users;
   private final String configuredPassword;
+  private final dev.herald.server.FirstStartSecrets firstStart;
 
-  ConsoleBootstrap(ConsoleUsers users, String configuredPassword) {
+  ConsoleBootstrap(ConsoleUsers users, String configuredPassword, dev.herald.server.FirstStartSecrets firstStart) {
     this.users = users;
     this.configuredPassword = configuredPassword;
+    this.firstStart = firstStart;
   }
 
   @Override
@@ -35,15 +37,23 @@ final class ConsoleBootstrap implements InitializingBean {
     new SecureRandom().nextBytes(bytes);
     String password = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     users.create("admin", password, ConsoleRole.ADMIN, "first start");
+    java.nio.file.Path file = firstStart.write("console user admin, password", password);
+    if (file == null) {
+      log.warn("No console user existed, so 'admin' was created; no file could take its password, so it is shown"
+          + " here, once: {}", password);
+      return;
+    }
     log.info("""
 
         ==================================================================================================
-        No console user existed, so 'admin' was created. Its password is shown only this once:
+        No console user existed, so 'admin' was created. Its password is in this file, readable by this
+        user only (not in the log); keep it somewhere safe, then delete the file:
 
             {}
 
-        Log in at /console and add users for people (Users page); roles: admin, operator, viewer.
+        Log in at /console, change the password (Account page) and add users for people (Users page);
+        roles: admin, operator, viewer.
         ==================================================================================================""",
-        password);
+        file);
   }
 }

@@ -14,7 +14,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import javax.sql.DataSource;
+import dev.herald.server.AuditLog;
+import dev.herald.server.Caller;
+import dev.herald.server.TenantScope;
+import dev.herald.server.UrlMasking;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.security.core.Authentication;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -33,15 +39,32 @@ import org.springframework.web.servlet.mvc.support.RedirectAttributes;
 @RequestMapping("/console")
 class ConsoleController {
   static final int PAGE_SIZE = 25;
+  /** Pages further than this are refused (400): a search that deep wants narrower criteria. */
+  static final int MAX_PAGE = 10_000;
+  /** Longest text of a search field. */
+  static final int MAX_FIELD = 200;
 
   private final Herald herald;
   private final NoticeSearch search;
   private final Charts charts;
+  private final TenantScope scope;
+  private final AuditLog audit;
 
-  ConsoleController(Herald herald, DataSource dataSource) {
+  ConsoleController(Herald herald, TenantScope scope, AuditLog audit) {
     this.herald = herald;
-    this.search = new NoticeSearch(dataSource);
-    this.charts = new Charts(dataSource);
+    this.search = new NoticeSearch(herald.reports());
+    this.charts = new Charts(herald.reports());
+    this.scope = scope;
+    this.audit = audit;
+  }
+
+  /** The tenant a user's searches are narrowed to; null when they see every notice. */
+  private String narrowTo(Caller caller) {
+    return scope.narrows(caller) ? caller.tenant() : null;
+  }
+
+  private List<String> definitionNames(Caller caller) {
+    return scope.definitions(caller, herald).stream().map(NoticeDefinition::name).toList();
   }
 
   @GetMapping("/login")
@@ -56,12 +79,14 @@ class ConsoleController {
 
   @GetMapping({"", "/"})
   String overview(@RequestParam(required = false) String range, @RequestParam(required = false) String definition,
-      Model model) {
+      Model model, Authentication auth, HttpServletRequest request) {
+    Caller caller = ConsoleModel.caller(auth, request);
+    limit("definition", definition);
     Charts.Range r = Charts.Range.parse(range);
-    Charts.Series s = charts.series(r, definition, herald.clock().instant());
+    Charts.Series s = charts.series(r, definition, narrowTo(caller), herald.clock().instant());
     model.addAttribute("range", r.name().toLowerCase(java.util.Locale.ROOT));
     model.addAttribute("definition", definition == null ? "" : definition);
-    model.addAttribute("definitions", herald.definitions().list().stream().map(NoticeDefinition::name).toList());
+    model.addAttribute("definitions", definitionNames(caller));
     model.addAttribute("seriesJson", tools.jackson.databind.json.JsonMapper.shared().writeValueAsString(s));
     model.addAttribute("totalDeliveries", s.totalDeliveries());
     model.addAttribute("totalFailures", s.totalFailures());
@@ -69,9 +94,18 @@ class ConsoleController {
     return "console/overview";
   }
 
+  /** Refuses a search field longer than {@value #MAX_FIELD} characters (400). */
+  static void limit(String field, String value) {
+    if (value != null && value.length() > MAX_FIELD) {
+      throw new IllegalArgumentException(field + ": at most " + MAX_FIELD + " characters");
+    }
+  }
+
   @GetMapping("/notices")
-  String notices(SearchForm form, Model model) {
-    model.addAttribute("definitions", herald.definitions().list().stream().map(NoticeDefinition::name).toList());
+  String notices(SearchForm form, Model model, Authentication auth, HttpServletRequest request) {
+    Caller caller = ConsoleModel.caller(auth, request);
+    form.check();
+    model.addAttribute("definitions", definitionNames(caller));
     model.addAttribute("statuses", NoticeStatus.values());
     model.addAttribute("form", form);
     if (form.getId() != null && !form.getId().isBlank()) {
@@ -81,7 +115,8 @@ class ConsoleController {
         model.addAttribute("rows", List.of());
         return "console/notices";
       }
-      model.addAttribute("rows", herald.operations().find(id).map(d -> List.of(row(d))).orElse(List.of()));
+      model.addAttribute("rows", scope.seesNotice(caller, id)
+          ? herald.operations().find(id).map(d -> List.of(row(d))).orElse(List.of()) : List.of());
       return "console/notices";
     }
     NoticeSearch.Criteria criteria;
@@ -92,7 +127,7 @@ class ConsoleController {
       model.addAttribute("rows", List.of());
       return "console/notices";
     }
-    List<NoticeSearch.Row> rows = search.page(criteria, form.offset(), PAGE_SIZE);
+    List<NoticeSearch.Row> rows = search.page(criteria.within(narrowTo(caller)), form.offset(), PAGE_SIZE);
     model.addAttribute("hasMore", rows.size() > PAGE_SIZE);
     model.addAttribute("rows", rows.size() > PAGE_SIZE ? rows.subList(0, PAGE_SIZE) : rows);
     model.addAttribute("page", form.getPage());
@@ -106,40 +141,70 @@ class ConsoleController {
   }
 
   @GetMapping("/notices/{id}")
-  String detail(@PathVariable String id, Model model) {
+  String detail(@PathVariable String id, Model model, Authentication auth, HttpServletRequest request,
+      HttpServletResponse response) {
+    Caller caller = ConsoleModel.caller(auth, request);
     UUID uuid = parseId(id);
-    NoticeDetail d = uuid == null ? null : herald.operations().find(uuid).orElse(null);
+    NoticeDetail d = uuid == null || !scope.seesNotice(caller, uuid) ? null : herald.operations().find(uuid).orElse(null);
     if (d == null) {
-      model.addAttribute("error", "No notice with id " + id);
+      response.setStatus(404);
+      model.addAttribute("error", "No notice with id " + Masking.text(id));
       return "console/denied";
     }
+    boolean admin = caller.admin();
     model.addAttribute("n", d.notice());
+    model.addAttribute("target", admin ? d.notice().target() : UrlMasking.mask(d.notice().target()));
+    model.addAttribute("idempotencyKey", dev.herald.server.TenantKeys.own(d.notice().idempotencyKey()));
     model.addAttribute("attempts", d.attempts().stream()
         .map(a -> Map.of("number", a.number(), "startedAt", a.startedAt(), "duration", a.duration().toMillis(),
-            "outcome", a.outcome(), "detail", a.detail() == null ? "" : Masking.signatures(a.detail()),
+            "outcome", a.outcome(), "detail", a.detail() == null ? "" : admin ? Masking.signatures(a.detail())
+                : UrlMasking.maskIn(Masking.signatures(a.detail())),
+            "view", AttemptView.of(a.detail() == null ? "" : admin ? Masking.signatures(a.detail())
+                : UrlMasking.maskIn(Masking.signatures(a.detail()))),
             "node", a.node() == null ? "" : a.node()))
         .toList());
     return "console/notice";
   }
 
   @PostMapping("/notices/{id}/{action:resend|cancel|confirm}")
-  String act(@PathVariable String id, @PathVariable String action, RedirectAttributes flash) {
+  String act(@PathVariable String id, @PathVariable String action, RedirectAttributes flash, Authentication auth,
+      HttpServletRequest request) {
+    Caller caller = ConsoleModel.caller(auth, request);
     UUID uuid = parseId(id);
-    if (uuid == null) {
-      flash.addFlashAttribute("error", "id: not a notice id (a UUID)");
+    if (uuid == null || !scope.seesNotice(caller, uuid)) {
+      flash.addFlashAttribute("error", uuid == null ? "id: not a notice id (a UUID)" : "No notice with id " + uuid);
       return "redirect:/console/notices";
     }
-    attempt(flash, action + " done: the notice is now %s", () -> switch (action) {
-      case "resend" -> herald.operations().resend(uuid).status();
-      case "cancel" -> herald.operations().cancel(uuid).status();
-      default -> herald.operations().confirm(uuid).status();
+    // what the action did, not a status that may be stale by the time the page shows (a resent notice is
+    // often delivered before the redirect)
+    attempt(flash, "%s", () -> {
+      String said = switch (action) {
+        case "resend" -> {
+          herald.operations().resend(uuid);
+          yield "Resent: due now with a fresh attempt budget. Its status and attempts below show how it went.";
+        }
+        case "cancel" -> {
+          herald.operations().cancel(uuid);
+          yield "Cancelled: it will not be delivered again.";
+        }
+        default -> "Confirmed: the notice is " + herald.operations().confirm(uuid).status() + ".";
+      };
+      audit.record(caller, scope.owners().tenantOf(uuid), "notice." + action, uuid.toString(), said);
+      return said;
     });
     return "redirect:/console/notices/" + uuid;
   }
 
   @PostMapping("/notices/{id}/fire-time")
-  String reschedule(@PathVariable String id, @RequestParam String fireAt, RedirectAttributes flash) {
+  String reschedule(@PathVariable String id, @RequestParam String fireAt, RedirectAttributes flash,
+      Authentication auth, HttpServletRequest request) {
+    Caller caller = ConsoleModel.caller(auth, request);
     UUID uuid = parseId(id);
+    if (uuid == null || !scope.seesNotice(caller, uuid)) {
+      flash.addFlashAttribute("error", uuid == null ? "id: not a notice id (a UUID)" : "No notice with id " + uuid);
+      return "redirect:/console/notices";
+    }
+    limit("fireAt", fireAt);
     Instant when;
     try {
       when = parseTime(fireAt, "fireAt");
@@ -147,18 +212,26 @@ class ConsoleController {
       flash.addFlashAttribute("error", e.getMessage());
       return "redirect:/console/notices/" + id;
     }
-    attempt(flash, "fire time changed: the notice is %s", () -> herald.operations()
-        .edit(uuid, NoticeEdit.fireAt(when)).status());
-    return "redirect:/console/notices/" + id;
+    attempt(flash, "Fire time changed to %s.", () -> {
+      Object moved = herald.operations().edit(uuid, NoticeEdit.fireAt(when)).fireAt();
+      audit.record(caller, scope.owners().tenantOf(uuid), "notice.edit", uuid.toString(), "fire time " + when);
+      return moved;
+    });
+    return "redirect:/console/notices/" + uuid;
   }
 
   /** The confirmation step of a bulk action: says how many notices it will touch. */
   @GetMapping("/notices/bulk")
-  String bulkConfirm(SearchForm form, @RequestParam String action, Model model) {
+  String bulkConfirm(SearchForm form, @RequestParam String action, Model model, Authentication auth,
+      HttpServletRequest request, jakarta.servlet.http.HttpSession session) {
+    Caller caller = ConsoleModel.caller(auth, request);
+    form.check();
     Bulk bulk = Bulk.parse(action);
-    List<UUID> ids = search.ids(bulk.narrow(form.criteria()));
+    List<UUID> ids = search.ids(bulk.narrow(form.criteria()).within(narrowTo(caller)));
     model.addAttribute("form", form);
     model.addAttribute("action", bulk.name().toLowerCase(java.util.Locale.ROOT));
+    model.addAttribute("selection", BulkSelections.remember(session, ids.subList(0, Math.min(ids.size(),
+        NoticeSearch.MAX_BULK))));
     model.addAttribute("count", Math.min(ids.size(), NoticeSearch.MAX_BULK));
     model.addAttribute("tooMany", ids.size() > NoticeSearch.MAX_BULK);
     model.addAttribute("query", form.query());
@@ -166,10 +239,19 @@ class ConsoleController {
   }
 
   @PostMapping("/notices/bulk")
-  String bulk(SearchForm form, @RequestParam String action, @RequestParam int expected, RedirectAttributes flash) {
+  String bulk(SearchForm form, @RequestParam String action, @RequestParam(required = false) String selection,
+      RedirectAttributes flash, Authentication auth, HttpServletRequest request, jakarta.servlet.http.HttpSession session) {
+    Caller caller = ConsoleModel.caller(auth, request);
+    form.check();
     Bulk bulk = Bulk.parse(action);
-    List<UUID> ids = search.ids(bulk.narrow(form.criteria()));
-    ids = ids.subList(0, Math.min(ids.size(), NoticeSearch.MAX_BULK));
+    // exactly the notices the confirmation counted, not what the search matches now (it was narrowed to the
+    // caller's tenant when counted)
+    List<UUID> ids = BulkSelections.take(session, selection).orElse(null);
+    if (ids == null) {
+      flash.addFlashAttribute("error", "That confirmation was used or has expired; nothing was changed. Search and"
+          + " confirm again.");
+      return "redirect:/console/notices?" + form.query();
+    }
     int done = 0;
     int refused = 0;
     for (UUID id : ids) {
@@ -180,9 +262,11 @@ class ConsoleController {
         refused++;
       }
     }
+    audit.record(caller, caller.tenant(), "notices.bulk-" + bulk.name().toLowerCase(java.util.Locale.ROOT),
+        form.query(), done + " of " + ids.size() + " notice(s) done, " + refused + " refused");
     flash.addFlashAttribute("message", bulk.name().toLowerCase(java.util.Locale.ROOT) + ": " + done + " of "
-        + ids.size() + " notice(s) done" + (refused > 0 ? ", " + refused + " refused (changed meanwhile)" : "")
-        + (ids.size() != expected ? "; the search matched " + ids.size() + " now, " + expected + " when confirmed" : ""));
+        + ids.size() + " confirmed notice(s) done" + (refused > 0 ? ", " + refused
+        + " refused (their status changed meanwhile, e.g. finished)" : ""));
     return "redirect:/console/notices?" + form.query();
   }
 
@@ -190,7 +274,7 @@ class ConsoleController {
   @org.springframework.web.bind.annotation.ExceptionHandler(IllegalArgumentException.class)
   @org.springframework.web.bind.annotation.ResponseStatus(org.springframework.http.HttpStatus.BAD_REQUEST)
   String badInput(IllegalArgumentException e, Model model) {
-    model.addAttribute("error", e.getMessage());
+    model.addAttribute("error", Masking.text(e.getMessage()));
     return "console/denied";
   }
 
@@ -283,7 +367,21 @@ class ConsoleController {
     }
 
     int offset() {
-      return Math.max(0, page) * PAGE_SIZE;
+      return page * PAGE_SIZE;
+    }
+
+    /** Refuses what no page builds: a page past {@value #MAX_PAGE} or below 0, fields too long (400). */
+    void check() {
+      if (page < 0 || page > MAX_PAGE) {
+        throw new IllegalArgumentException("page: must be from 0 to " + MAX_PAGE + ", was " + page);
+      }
+      limit("definition", definition);
+      limit("status", status);
+      limit("from", from);
+      limit("to", to);
+      limit("id", id);
+      limit("key", key);
+      limit("text", text);
     }
 
     /** The criteria as a query string (for paging links and after bulk actions). */

@@ -14,6 +14,15 @@ final class Masking {
     return text == null ? null : SIGNATURE.matcher(text).replaceAll("$1****");
   }
 
+  /** Text from a request shown back: control characters replaced, at most 200 characters. */
+  static String text(String s) {
+    if (s == null) {
+      return null;
+    }
+    String clean = s.replaceAll("\\p{Cntrl}", "?");
+    return clean.length() <= 200 ? clean : clean.substring(0, 200) + "...";
+  }
+
   /** An option's value, or {@code ****} when its key names a secret, password or token. */
   static String option(String key, String value) {
     String k = key.toLowerCase(Locale.ROOT);

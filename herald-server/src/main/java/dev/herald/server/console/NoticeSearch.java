@@ -1,22 +1,21 @@
 package dev.herald.server.console;
 
+import dev.herald.Notice;
+import dev.herald.NoticeCriteria;
+import dev.herald.NoticeReports;
 import dev.herald.NoticeStatus;
-import java.nio.ByteBuffer;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import dev.herald.server.NoticeOwners;
+import dev.herald.server.TenantKeys;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
-import javax.sql.DataSource;
 
 /**
  * The console's notice search over live and archived notices, newest first: definition, status,
- * creation time range, idempotency key, and text in the description (case-insensitive). Plain SQL
- * every supported database runs; searching by id is a direct lookup, not done here.
+ * creation time range, idempotency key, and text in the description (case-insensitive), read through
+ * the core's {@link NoticeReports#search}; searching by id is a direct lookup, not done here.
  */
 final class NoticeSearch {
   /** Most notices a bulk action touches at once. */
@@ -27,11 +26,21 @@ final class NoticeSearch {
    *
    * @param text part of the description
    */
-  record Criteria(String definition, NoticeStatus status, Instant from, Instant to, String key, String text) {
+  record Criteria(String definition, NoticeStatus status, Instant from, Instant to, String key, String text,
+      String tenant) {
     Criteria {
       definition = blankToNull(definition);
       key = blankToNull(key);
       text = blankToNull(text);
+    }
+
+    Criteria(String definition, NoticeStatus status, Instant from, Instant to, String key, String text) {
+      this(definition, status, from, to, key, text, null);
+    }
+
+    /** The same search within one tenant's notices (null: every tenant's). */
+    Criteria within(String tenantId) {
+      return new Criteria(definition, status, from, to, key, text, tenantId);
     }
   }
 
@@ -44,88 +53,37 @@ final class NoticeSearch {
     }
   }
 
-  private final DataSource dataSource;
+  private final NoticeReports reports;
 
-  NoticeSearch(DataSource dataSource) {
-    this.dataSource = dataSource;
+  NoticeSearch(NoticeReports reports) {
+    this.reports = reports;
   }
 
   /** One page; {@code limit + 1} rows are read so the caller knows whether there is a next page. */
   List<Row> page(Criteria c, int offset, int limit) {
-    return rows(c, offset, limit + 1);
+    return reports.search(criteria(c), offset, limit + 1).items().stream().map(NoticeSearch::row).toList();
   }
 
   /** The ids of every match, up to {@link #MAX_BULK} + 1 (so that "too many" can be told). */
   List<UUID> ids(Criteria c) {
-    return rows(c, 0, MAX_BULK + 1).stream().map(Row::id).toList();
+    return reports.searchIds(criteria(c), MAX_BULK + 1);
   }
 
-  private List<Row> rows(Criteria c, int offset, int limit) {
-    List<Object> params = new ArrayList<>();
-    String live = select("herald_notice", c, params);
-    String history = select("herald_notice_history", c, params);
-    String sql = "SELECT * FROM (" + live + " UNION ALL " + history + ") found ORDER BY created_at DESC, id DESC"
-        + " LIMIT ? OFFSET ?";
-    params.add(limit);
-    params.add(offset);
-    try (Connection conn = dataSource.getConnection(); PreparedStatement ps = conn.prepareStatement(sql)) {
-      for (int i = 0; i < params.size(); i++) {
-        ps.setObject(i + 1, params.get(i));
-      }
-      List<Row> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(new Row(uuid(rs.getObject("id")), rs.getString("definition"),
-              NoticeStatus.valueOf(rs.getString("status")), rs.getInt("attempts"),
-              Instant.ofEpochMilli(rs.getLong("fire_at")), Instant.ofEpochMilli(rs.getLong("created_at")),
-              rs.getString("description"), rs.getString("last_error")));
-        }
-      }
-      return out;
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot search notices: " + e.getMessage(), e);
-    }
-  }
-
-  private static String select(String table, Criteria c, List<Object> params) {
-    StringBuilder sql = new StringBuilder("SELECT id, definition, status, attempts, fire_at, created_at, description,"
-        + " last_error FROM " + table + " WHERE 1 = 1");
-    if (c.definition() != null) {
-      sql.append(" AND definition = ?");
-      params.add(c.definition());
-    }
-    if (c.status() != null) {
-      sql.append(" AND status = ?");
-      params.add(c.status().name());
-    }
-    if (c.from() != null) {
-      sql.append(" AND created_at >= ?");
-      params.add(c.from().toEpochMilli());
-    }
-    if (c.to() != null) {
-      sql.append(" AND created_at < ?");
-      params.add(c.to().toEpochMilli());
-    }
+  private static NoticeCriteria criteria(Criteria c) {
+    NoticeCriteria out = NoticeCriteria.all().definition(c.definition())
+        .statuses(c.status() == null ? Set.of() : Set.of(c.status())).createdBetween(c.from(), c.to())
+        .descriptionContains(c.text());
     if (c.key() != null) {
-      sql.append(" AND idempotency_key = ?");
-      params.add(c.key());
+      // a key of a tenant other than the default is stored in the tenant's namespace
+      out = c.tenant() == null ? out.idempotencyKeys(Set.of(c.key()), TenantKeys.anyTenantEnding(c.key()))
+          : out.idempotencyKeys(new HashSet<>(List.of(c.key(), TenantKeys.stored(c.tenant(), c.key()))), null);
     }
-    if (c.text() != null) {
-      sql.append(" AND LOWER(description) LIKE ? ESCAPE '!'");
-      params.add("%" + c.text().toLowerCase(Locale.ROOT).replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
-    }
-    return sql.toString();
+    return c.tenant() == null ? out : out.scope(NoticeOwners.scope(c.tenant()));
   }
 
-  static UUID uuid(Object value) {
-    if (value instanceof UUID u) {
-      return u;
-    }
-    if (value instanceof byte[] b && b.length == 16) {
-      ByteBuffer buf = ByteBuffer.wrap(b);
-      return new UUID(buf.getLong(), buf.getLong());
-    }
-    return UUID.fromString(String.valueOf(value));
+  private static Row row(Notice n) {
+    return new Row(n.id(), n.definition(), n.status(), n.attempts(), n.fireAt(), n.createdAt(), n.description(),
+        n.lastError());
   }
 
   private static String blankToNull(String s) {

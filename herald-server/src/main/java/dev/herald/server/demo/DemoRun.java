@@ -88,8 +88,8 @@ final class DemoRun implements ApplicationListener<ApplicationReadyEvent>, Dispo
         ==================================================================================================
         Demo mode: notices of {}, {} and {} are being delivered to this server's /demo/receiver
         for the next {} minutes: some succeed, some retry, some go DEAD, some await confirmation.
-        Open http://{}:{}/console (user admin, with the password printed above or
-        herald.server.console.admin-password). {}
+        Open http://{}:{}/console (user admin, with the password in initial-secrets.txt of the data
+        folder, or herald.server.console.admin-password). {}
         ==================================================================================================""",
         ORDERS, PAYOUTS, REPORTS, STREAM.toMinutes(), host, port,
         mail ? "DEAD orders alert " + ALERT_EMAIL + " by e-mail (herald.server.alerts.smtp-host)."

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The READMEs' Java examples are compiled code: each block after a marker such as
+ * The READMEs' and docs pages' Java examples are compiled code: each block after a marker such as
  * {@code <!-- snippet: path/To.java#tag -->} must equal the region between {@code // tag::tag[]} and
  * {@code // end::tag[]} of that source (indentation of the region removed). Fix a failure by copying
  * the source region into the README, never the other way round.
@@ -25,7 +25,9 @@ class ReadmeSnippetsTest {
       Pattern.compile("(?m)^( *)<!-- snippet: (\\S+)#(\\S+) -->\\R\\1```java\\R(.*?)^\\1```", Pattern.DOTALL);
 
   @ParameterizedTest
-  @ValueSource(strings = {"README.md", "herald-spring-boot-starter/README.md"})
+  @ValueSource(strings = {"README.md", "docs/concepts.md", "docs/java.md", "docs/spring.md", "docs/server.md",
+      "docs/channels.md", "docs/operations.md", "docs/guarantees.md", "docs/performance.md",
+      "herald-spring-boot-starter/README.md"})
   void everyJavaSnippetIsTheRegionOfACompiledSource(String readme) throws IOException {
     String text = Files.readString(ROOT.resolve(readme));
     Matcher m = SNIPPET.matcher(text);

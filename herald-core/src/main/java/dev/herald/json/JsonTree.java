@@ -1,6 +1,7 @@
-package dev.herald.internal;
+package dev.herald.json;
 
 import dev.herald.InvalidInputException;
+import dev.herald.internal.JsonText;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +12,7 @@ import java.util.Map;
  * placeholders) and intakes that read an envelope. Objects become {@link Map}s (in document order),
  * arrays {@link List}s, strings {@link String}s, numbers their literal text as a {@link JsonNumber},
  * {@code true}/{@code false} {@link Boolean}s and {@code null} null. The text is checked first by
- * {@link JsonText}, so a malformed document is refused with the same precise reason.
+ * Herald's own syntax check, so a malformed document is refused with the same precise reason.
  */
 public final class JsonTree {
   /** A number, kept as written so that {@code 42} stays {@code 42} and {@code 1e3} stays {@code 1e3}. */

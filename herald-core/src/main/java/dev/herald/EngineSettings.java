@@ -1,6 +1,5 @@
-package dev.herald.engine;
+package dev.herald;
 
-import dev.herald.InvalidInputException;
 import java.time.Duration;
 
 /**

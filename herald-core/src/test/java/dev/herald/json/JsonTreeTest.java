@@ -1,4 +1,4 @@
-package dev.herald.internal;
+package dev.herald.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
