@@ -166,6 +166,16 @@ public final class Bench {
         .max(higher ? by : by.reversed());
   }
 
+  /**
+   * What a channel can reach at best when its transport and Herald's own work share the same CPUs:
+   * {@code 1 / (1/local + 1/roof)}, local being Herald's burn-down with an in-process handler and roof
+   * the transport alone (a plain client), both measured in the same run.
+   */
+  static double bound(double local, double roof) {
+    return Double.isNaN(local) || Double.isNaN(roof) || local <= 0 || roof <= 0 ? Double.NaN
+        : 1 / (1 / local + 1 / roof);
+  }
+
   static double ratio(double a, double b) {
     return b == 0 || Double.isNaN(a) || Double.isNaN(b) ? Double.NaN : a / b;
   }
@@ -228,21 +238,27 @@ public final class Bench {
       case "webhooks-nginx" -> {
         double dbs = best(all, r -> is(r, "webhooks-nginx", "db-scheduler", db), "deliveries_per_s", true)
             .map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
-        double roof = best(all, r -> is(r, "webhooks-nginx", "roof", db), "deliveries_per_s", true)
-            .map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
+        Optional<Result> bestRoof = best(all, r -> is(r, "webhooks-nginx", "roof", db), "deliveries_per_s", true);
+        double roof = bestRoof.map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
+        double local = best(mine, r -> r.system().equals("herald") && r.variant().equals("local"), "deliveries_per_s",
+            true).map(r -> r.metric("deliveries_per_s")).orElse(Double.NaN);
         // the roofs' baseline: the first transport's runs (--transports, today's client first), their mean
         String base = mine.stream().filter(r -> r.system().equals("roof")).map(Result::variant).findFirst()
             .orElse("roof-jdk");
         double baseRate = mean(mine, r -> r.variant().equals(base), "deliveries_per_s");
         double baseCpu = mean(mine, r -> r.variant().equals(base), "jvm_cpu_us_per_delivery");
         Table t = new Table(title + " (burn-down of signed webhooks to nginx; roofs: an HTTP client alone, no database;"
-            + " ratios to " + base + ", mean of this run)",
-            "system", "variant", "n", "seconds", "deliveries/s", "x db-scheduler best", "share of roof", "rate / "
-                + base, "JVM cpu us", "cpu / " + base, "nginx cpu us", "ok");
+            + " ratios to " + base + ", mean of this run; bound = 1 / (1/local + 1/roof), best of this run)",
+            "system", "variant", "n", "seconds", "deliveries/s", "x db-scheduler best", "share of roof", "bound",
+            "share of bound", "rate / " + base, "JVM cpu us", "roof JVM cpu us", "cpu / " + base, "nginx cpu us", "ok");
         for (Result r : mine) {
+          boolean channel = r.system().equals("herald") && !r.variant().equals("local");
+          double bound = channel ? bound(local, roof) : Double.NaN;
           t.row(r.system(), r.variant(), r.settings().get("n"), r.metric("seconds"), r.metric("deliveries_per_s"),
-              ratio(r.metric("deliveries_per_s"), dbs), ratio(r.metric("deliveries_per_s"), roof),
-              ratio(r.metric("deliveries_per_s"), baseRate), r.metric("jvm_cpu_us_per_delivery"),
+              ratio(r.metric("deliveries_per_s"), dbs), ratio(r.metric("deliveries_per_s"), roof), bound,
+              ratio(r.metric("deliveries_per_s"), bound), ratio(r.metric("deliveries_per_s"), baseRate),
+              r.metric("jvm_cpu_us_per_delivery"),
+              channel ? bestRoof.map(x -> x.metric("jvm_cpu_us_per_delivery")).orElse(Double.NaN) : Double.NaN,
               ratio(r.metric("jvm_cpu_us_per_delivery"), baseCpu), r.metrics().get("nginx_cpu_us_per_request"),
               r.ok() ? "yes" : "NO");
         }
@@ -287,14 +303,24 @@ public final class Bench {
         yield t;
       }
       case "brokers" -> {
+        double local = best(mine, x -> x.system().equals("herald") && x.variant().equals("local"), "deliveries_per_s",
+            true).map(x -> x.metric("deliveries_per_s")).orElse(Double.NaN);
         Table t = new Table(title + " (Herald through herald-channel-amqp / -kafka vs a plain producer to the same"
-            + " broker, confirmed / acks=all)", "system", "variant", "n", "seconds", "messages/s", "x plain producer",
-            "ok");
+            + " broker, confirmed / acks=all; bound = 1 / (1/local + 1/roof), best local and best roof of this run;"
+            + " cpu us per message: this JVM (with an in-JVM broker), the database, a RabbitMQ)",
+            "system", "variant", "n", "seconds", "messages/s", "x plain producer", "bound", "share of bound",
+            "JVM cpu us", "roof JVM cpu us", "DB cpu us", "broker cpu us", "ok");
         for (Result r : mine) {
-          double roof = best(mine, x -> x.system().equals("plain-producer") && x.variant().equals(r.variant()),
-              "deliveries_per_s", true).map(x -> x.metric("deliveries_per_s")).orElse(Double.NaN);
+          Optional<Result> roof = best(mine, x -> x.system().equals("plain-producer") && x.variant().equals(r.variant()),
+              "deliveries_per_s", true);
+          double roofRate = roof.map(x -> x.metric("deliveries_per_s")).orElse(Double.NaN);
+          boolean channel = r.system().equals("herald") && !r.variant().equals("local");
+          double bound = channel ? bound(local, roofRate) : Double.NaN;
           t.row(r.system(), r.variant(), r.settings().get("n"), r.metric("seconds"), r.metric("deliveries_per_s"),
-              ratio(r.metric("deliveries_per_s"), roof), r.ok() ? "yes" : "NO");
+              channel ? ratio(r.metric("deliveries_per_s"), roofRate) : Double.NaN, bound,
+              ratio(r.metric("deliveries_per_s"), bound), r.metric("jvm_cpu_us_per_delivery"),
+              channel ? roof.map(x -> x.metric("jvm_cpu_us_per_delivery")).orElse(Double.NaN) : Double.NaN,
+              r.metric("db_cpu_us_per_delivery"), r.metric("broker_cpu_us_per_delivery"), r.ok() ? "yes" : "NO");
         }
         yield t;
       }

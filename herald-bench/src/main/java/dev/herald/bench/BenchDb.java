@@ -57,10 +57,19 @@ abstract class BenchDb implements AutoCloseable {
   }
 
   /**
-   * CPU used so far by this JVM, and by the local processes named {@code dbProcess} (the PostgreSQL
-   * server's, when it runs on this machine), from /proc; what is unknown is left out.
+   * CPU used so far by this JVM, and by the local processes named {@code dbProcess} (nginx's, a
+   * RabbitMQ's), from /proc; what is unknown is left out.
    */
   static Map<String, Long> cpu(String dbProcess) {
+    return cpu(dbProcess, -1);
+  }
+
+  /**
+   * The same, counting only the processes named {@code dbProcess} that are {@code root} or its children
+   * when {@code root} is positive: one PostgreSQL server's postmaster and backends, not another's
+   * running on the same machine.
+   */
+  static Map<String, Long> cpu(String dbProcess, long root) {
     Map<String, Long> m = new LinkedHashMap<>();
     if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os) {
@@ -79,7 +88,12 @@ abstract class BenchDb implements AutoCloseable {
               continue;
             }
             String[] f = stat.substring(close + 2).split(" ");
-            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+            if (root > 0 && !d.getFileName().toString().equals(Long.toString(root)) && Long.parseLong(f[1]) != root) {
+              continue; // f[1]: the parent's pid (field 4)
+            }
+            // utime, stime (fields 14, 15) and cutime, cstime (16, 17): the CPU of children that ended, such as
+            // PostgreSQL backends of a closed pool, stays counted in their parent's
+            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
             any = true;
           } catch (IOException | RuntimeException e) {
             // the process ended meanwhile
@@ -238,6 +252,8 @@ abstract class BenchDb implements AutoCloseable {
     private final HikariDataSource admin;
     private final Map<String, Object> info;
     private final boolean local;
+    /** The server's postmaster, when it runs here: its processes are the database's CPU (-1: any "postgres"). */
+    private final long postmaster;
 
     Postgres(Options o, Path dir) {
       this.o = o;
@@ -264,6 +280,7 @@ abstract class BenchDb implements AutoCloseable {
       }
       local = embedded != null || url.contains("//localhost") || url.contains("//127.0.0.1");
       admin = pool(null, 2, "bench-admin");
+      postmaster = local ? postmaster(admin) : -1;
       info = metadata(admin);
       info.put("url", url.replaceAll("password=[^&]*", "password=***"));
       if (!o.pgProps.isEmpty()) {
@@ -280,6 +297,17 @@ abstract class BenchDb implements AutoCloseable {
         }
       } catch (SQLException e) {
         throw new BenchException("cannot read PostgreSQL settings: " + e.getMessage(), e);
+      }
+    }
+
+    /** The parent of a backend of ours; -1 if it cannot be told (another machine's server, no /proc). */
+    private static long postmaster(DataSource ds) {
+      try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        return ProcessHandle.of(rs.getLong(1)).flatMap(ProcessHandle::parent).map(ProcessHandle::pid).orElse(-1L);
+      } catch (SQLException e) {
+        return -1;
       }
     }
 
@@ -313,7 +341,7 @@ abstract class BenchDb implements AutoCloseable {
       try (Connection c = admin.getConnection(); Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT txid_current(), pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
         rs.next();
-        Map<String, Long> m = cpu(local ? "postgres" : null);
+        Map<String, Long> m = cpu(local ? "postgres" : null, postmaster);
         m.put("xid", rs.getLong(1));
         m.put("wal_bytes", rs.getLong(2));
         return m;

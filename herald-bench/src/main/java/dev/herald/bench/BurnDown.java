@@ -92,6 +92,9 @@ final class BurnDown {
           "SELECT COUNT(*) FROM herald_notice WHERE due_at <= " + System.currentTimeMillis());
       long archived = Rows.count(space.dataSource(),
           "SELECT COUNT(*) FROM herald_notice_history WHERE status = 'SUCCEEDED'") - historyBefore;
+      // notices that needed more than one attempt (a channel's retry: a confirm timed out, a send failed)
+      long retried = Rows.count(space.dataSource(),
+          "SELECT COUNT(*) FROM herald_notice_history WHERE status = 'SUCCEEDED' AND attempts > 1");
       rb.metric("delivered", succeeded)
           .metric("seconds", seconds)
           .metric("deliveries_per_s", succeeded / seconds)
@@ -102,7 +105,8 @@ final class BurnDown {
           .metric("stale_outcomes", counter.stale.get())
           .metric("engine_errors", counter.errors.get())
           .metric("due_rows_left", live)
-          .metric("archived_succeeded", archived);
+          .metric("archived_succeeded", archived)
+          .metric("retried", retried);
       if (!done) {
         rb.failed("timeout after " + o.timeoutSeconds + " s: " + succeeded + " of " + n + " delivered");
       } else if (live != 0 || archived != n) {

@@ -51,6 +51,11 @@ final class NginxWebhooks {
         for (String transport : o.transports) {
           ctx.add(roof(o, nginx, transport, signer, db.kind()), db);
         }
+        if (o.systems.contains("herald")) { // the other half of the channel's bound, in the same run
+          try (BenchDb.Space space = db.open(CASE + "-local")) {
+            ctx.add(BurnDown.herald(ctx, db, space, o.n, CASE, "local"), db);
+          }
+        }
         for (String system : o.systems) {
           Result result;
           try (BenchDb.Space space = db.open(CASE + "-burn-down-" + system)) {

@@ -63,11 +63,21 @@ final class Options {
   int pool = -1; // threads + 8
 
   // Herald settings (defaults are Herald's own, but maxConcurrentDeliveries = threads)
+  /** Herald's maxConcurrentDeliveries when not --threads (-1); the brokers case sets it to brokerSlots. */
+  int slots = -1;
   int claimBatch = 500;
   int writeBatch = 1_000;
   int maxHeld = 10_000;
   long pollMillis = 1_000;
   long lookAheadMillis = 5_000;
+
+  // brokers
+  /** Herald's delivery slots in the brokers case: a broker channel bounds its own messages in flight. */
+  int brokerSlots = 1_000;
+  /** The AMQP broker of the brokers case: qpid (in this JVM) or rabbitmq (Debian's rabbitmq-server, started here). */
+  String amqpBroker = "qpid";
+  /** linger.ms of herald-channel-kafka's producer and the Kafka roof's; -1: the channel's default (5). */
+  int kafkaLingerMs = -1;
 
   // db-scheduler settings
   String dbsStrategy = "auto"; // auto = lock-and-fetch where db-scheduler supports it, else fetch
@@ -98,6 +108,20 @@ final class Options {
 
   /** A copy without profiling, for warm-up runs. */
   Options quiet() {
+    Options q = copy();
+    q.jfrDir = null;
+    q.wall = false;
+    return q;
+  }
+
+  /** A copy in which Herald has {@code n} delivery slots (maxConcurrentDeliveries). */
+  Options withSlots(int n) {
+    Options q = copy();
+    q.slots = n;
+    return q;
+  }
+
+  private Options copy() {
     Options q = parse();
     for (java.lang.reflect.Field f : Options.class.getDeclaredFields()) {
       if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
@@ -109,9 +133,12 @@ final class Options {
         throw new IllegalStateException(e);
       }
     }
-    q.jfrDir = null;
-    q.wall = false;
     return q;
+  }
+
+  /** Herald's maxConcurrentDeliveries: {@code --threads} unless a case gave it its own. */
+  int slots() {
+    return slots > 0 ? slots : threads;
   }
 
   int pool() {
@@ -195,6 +222,9 @@ final class Options {
       case "scale-duration" -> scaleSeconds = Double.parseDouble(v);
       case "scale-idle-ms" -> scaleIdleMillis = Long.parseLong(v);
       case "threads" -> threads = Integer.parseInt(v);
+      case "broker-slots" -> brokerSlots = Integer.parseInt(v);
+      case "amqp-broker" -> amqpBroker = v;
+      case "kafka-linger-ms" -> kafkaLingerMs = Integer.parseInt(v);
       case "pool" -> pool = Integer.parseInt(v);
       case "claim-batch" -> claimBatch = Integer.parseInt(v);
       case "write-batch" -> writeBatch = Integer.parseInt(v);
@@ -236,6 +266,12 @@ final class Options {
       if (!d.equals("h2") && !d.equals("postgres")) {
         throw new UsageException("unknown --db '" + d + "'; h2 or postgres");
       }
+    }
+    if (!amqpBroker.equals("qpid") && !amqpBroker.equals("rabbitmq")) {
+      throw new UsageException("--amqp-broker: qpid or rabbitmq, got '" + amqpBroker + "'");
+    }
+    if (brokerSlots <= 0) {
+      throw new UsageException("--broker-slots must be positive");
     }
     for (String s : systems) {
       if (!s.equals("herald") && !s.equals("db-scheduler")) {
@@ -335,6 +371,11 @@ final class Options {
           fan-out:             --fanout-endpoints 100 (and --intake-duration, --intake-producers)
           mixed:               --mixed-rate 10000 (notices/s) --mixed-batch 10 (per caller transaction)
                                --mixed-duration 60 (s); each due --delay s after creation, --producers threads
+
+          brokers:             --broker-slots 1000 (Herald's maxConcurrentDeliveries in this case)
+                               --amqp-broker qpid|rabbitmq (Qpid Broker-J in this JVM, or Debian's
+                               rabbitmq-server started on loopback by the bench)                (qpid)
+                               --kafka-linger-ms N (the Kafka producers' linger.ms; the channel's default 5)
 
           both systems:        --threads 32 (Herald maxConcurrentDeliveries = db-scheduler threads)
                                --pool 40 (connections; default threads + 8)

@@ -62,7 +62,8 @@ final class Systems {
           .define(setup.definition())
           .handler(HANDLER, handler)
           .listener(listener)
-          .maxConcurrentDeliveries(o.threads)
+          .maxConcurrentDeliveries(o.slots())
+          .maxConcurrentPerReceiver(o.slots()) // the bench has one receiver: the node's slots are its
           .claimBatch(o.claimBatch)
           .writeBatch(o.writeBatch)
           .maxHeld(o.maxHeld)
@@ -81,7 +82,8 @@ final class Systems {
 
   static Map<String, Object> heraldSettings(Options o) {
     Map<String, Object> m = new LinkedHashMap<>(o.common());
-    m.put("maxConcurrentDeliveries", o.threads);
+    m.put("maxConcurrentDeliveries", o.slots());
+    m.put("maxConcurrentPerReceiver", o.slots());
     m.put("claimBatch", o.claimBatch);
     m.put("writeBatch", o.writeBatch);
     m.put("maxHeld", o.maxHeld);

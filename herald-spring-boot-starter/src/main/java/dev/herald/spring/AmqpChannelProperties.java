@@ -23,6 +23,8 @@ public class AmqpChannelProperties {
   private Duration reconnectDelay = Duration.ofSeconds(1);
   /** Most messages awaiting a confirm per broker; more are deferred. */
   private int maxInFlightPerBroker = 1000;
+  /** Most messages awaiting a confirm per exchange on a broker (at most the broker's); more are deferred. */
+  private int maxInFlightPerExchange = 500;
 
   /**
    * Queues whose messages become notices, by name: each takes uri (or broker, one of
@@ -113,5 +115,13 @@ public class AmqpChannelProperties {
 
   public void setMaxInFlightPerBroker(int maxInFlightPerBroker) {
     this.maxInFlightPerBroker = maxInFlightPerBroker;
+  }
+
+  public int getMaxInFlightPerExchange() {
+    return maxInFlightPerExchange;
+  }
+
+  public void setMaxInFlightPerExchange(int maxInFlightPerExchange) {
+    this.maxInFlightPerExchange = maxInFlightPerExchange;
   }
 }

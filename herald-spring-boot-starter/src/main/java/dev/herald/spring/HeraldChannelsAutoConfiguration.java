@@ -107,7 +107,8 @@ public class HeraldChannelsAutoConfiguration {
             .confirmTimeout(p.getConfirmTimeout())
             .connectTimeout(p.getConnectTimeout())
             .reconnectDelay(p.getReconnectDelay())
-            .maxInFlightPerBroker(p.getMaxInFlightPerBroker());
+            .maxInFlightPerBroker(p.getMaxInFlightPerBroker())
+            .maxInFlightPerExchange(p.getMaxInFlightPerExchange());
         p.getBrokers().forEach(b::broker);
         return b.build();
       });

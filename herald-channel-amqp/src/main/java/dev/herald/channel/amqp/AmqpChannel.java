@@ -5,6 +5,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import dev.herald.internal.Completions;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
@@ -50,7 +51,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }</pre>
  *
  * <p>Each broker has its own connection and limit of unconfirmed messages: a broker that is down,
- * slow to confirm or blocked by a resource alarm holds up only its own notices.
+ * slow to confirm or blocked by a resource alarm holds up only its own notices. Each exchange has its
+ * own channel, on which many messages are in flight at once (up to {@code maxInFlightPerExchange}):
+ * confirms settle the messages they name as they come, so one slow confirm holds up nothing else.
  */
 public final class AmqpChannel implements Channel {
   /** The default channel name, used by definitions as {@code .channel("amqp", "exchange/key")}. */
@@ -64,6 +67,10 @@ public final class AmqpChannel implements Channel {
 
   static final String OPTION_BROKER = "broker";
   static final String OPTION_CONFIRM_TIMEOUT = "confirm-timeout";
+  /** How often overdue confirms are looked for: a confirm timeout is kept to within this. */
+  private static final long SWEEP_MILLIS = 50;
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(AmqpChannel.class);
 
   private final String name;
   private final Map<String, BrokerPublisher> brokers;
@@ -74,6 +81,7 @@ public final class AmqpChannel implements Channel {
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-amqp-", 0).factory());
   private final ScheduledExecutorService timer =
       Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("herald-amqp-confirms").factory());
+  private final Completions completions = new Completions(executor);
   private final PeerHealth health;
   private final AtomicBoolean probing = new AtomicBoolean();
   private volatile boolean closed;
@@ -86,11 +94,12 @@ public final class AmqpChannel implements Channel {
     Map<String, BrokerPublisher> m = new LinkedHashMap<>();
     b.brokers.forEach((n, f) -> {
       health.register(n, address(f));
-      m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay, b.maxInFlightPerBroker, executor, timer,
-          b.clock, health));
+      m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay, b.maxInFlightPerBroker,
+          Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions, timer, b.clock, health));
     });
     this.brokers = Map.copyOf(m);
     this.defaultBroker = b.brokers.size() == 1 ? b.brokers.keySet().iterator().next() : null;
+    timer.scheduleWithFixedDelay(this::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     long probe = b.healthProbeInterval.toMillis();
     timer.scheduleWithFixedDelay(this::probeBrokersNotUp, 0, probe, TimeUnit.MILLISECONDS);
   }
@@ -123,13 +132,13 @@ public final class AmqpChannel implements Channel {
     }
   }
 
-  /** Each broker: UP, DOWN (since when, failed attempts, last error) or UNKNOWN before the first connection. */
   /** Publishes are pipelined: as many as a broker lets await a confirm ({@link Builder#maxInFlightPerBroker}). */
   @Override
   public int maxConcurrentPerReceiver(NoticeDefinition definition) {
     return maxInFlightPerBroker;
   }
 
+  /** Each broker: UP, DOWN (since when, failed attempts, last error) or UNKNOWN before the first connection. */
   @Override
   public List<PeerStatus> peers() {
     return health.all();
@@ -137,6 +146,18 @@ public final class AmqpChannel implements Channel {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** Retries overdue confirms; never throws, as a periodic task that throws is never run again. */
+  private void sweep() {
+    long now = System.nanoTime();
+    for (BrokerPublisher p : brokers.values()) {
+      try {
+        p.sweep(now);
+      } catch (RuntimeException e) {
+        log.error("AMQP channel '{}': looking for overdue confirms on broker '{}' failed", name, p.name(), e);
+      }
+    }
   }
 
   @Override
@@ -257,6 +278,7 @@ public final class AmqpChannel implements Channel {
     private Duration reconnectDelay = Duration.ofSeconds(1);
     private Duration busyDelay = Duration.ofMillis(200);
     private int maxInFlightPerBroker = 1000;
+    private int maxInFlightPerExchange = 500;
     private Clock clock = Clock.systemUTC();
     private Duration healthProbeInterval = Duration.ofSeconds(5);
     private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
@@ -327,6 +349,16 @@ public final class AmqpChannel implements Channel {
       return this;
     }
 
+    /**
+     * Most messages queued or awaiting a confirm per exchange on a broker, so that an exchange slow
+     * to confirm leaves the rest of its broker's room to the others; more are deferred. 500 by default
+     * (at most {@code maxInFlightPerBroker}).
+     */
+    public Builder maxInFlightPerExchange(int max) {
+      this.maxInFlightPerExchange = max;
+      return this;
+    }
+
     /** How long a deferred delivery waits (broker busy or blocked); 200ms by default. */
     public Builder busyDelay(Duration delay) {
       this.busyDelay = delay;
@@ -354,6 +386,9 @@ public final class AmqpChannel implements Channel {
       positive(healthLogEvery, "healthLogEvery");
       if (maxInFlightPerBroker < 1) {
         throw new InvalidInputException("maxInFlightPerBroker", "must be at least 1, was " + maxInFlightPerBroker);
+      }
+      if (maxInFlightPerExchange < 1) {
+        throw new InvalidInputException("maxInFlightPerExchange", "must be at least 1, was " + maxInFlightPerExchange);
       }
       for (ConnectionFactory f : brokers.values()) {
         f.setConnectionTimeout((int) connectTimeout.toMillis());

@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
  * headers exchanges).
  */
 record AmqpTarget(String exchange, String routingKey) {
+  private static final java.util.regex.Pattern EXCHANGE = java.util.regex.Pattern.compile("[A-Za-z0-9_.:-]{0,255}");
+
   /** @throws InvalidInputException naming {@code field} */
   static AmqpTarget parse(String text, String field) {
     if (text == null || text.isBlank()) {
@@ -19,7 +21,7 @@ record AmqpTarget(String exchange, String routingKey) {
     int slash = text.indexOf('/');
     String exchange = slash < 0 ? text : text.substring(0, slash);
     String key = slash < 0 ? "" : text.substring(slash + 1);
-    if (!exchange.matches("[A-Za-z0-9_.:-]{0,255}")) {
+    if (!EXCHANGE.matcher(exchange).matches()) {
       throw new InvalidInputException(field, "exchange '" + exchange
           + "' may hold only letters, digits, '-', '_', '.', ':' (at most 255)");
     }

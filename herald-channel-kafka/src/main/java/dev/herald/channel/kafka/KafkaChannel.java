@@ -3,6 +3,7 @@ package dev.herald.channel.kafka;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import dev.herald.internal.Completions;
 import dev.herald.json.JsonTree;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;
@@ -16,13 +17,21 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -53,7 +62,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * }</pre>
  *
  * <p>One channel is one cluster with one producer; a second cluster is a second channel with its own
- * name. At most {@link Builder#maxInFlight(int)} records await an ack; more are deferred.
+ * name. Records are pipelined: {@code deliver} queues the record and returns, one task hands queued
+ * records to the producer, which batches them ({@code linger.ms} 5, {@code batch.size} 64 KiB
+ * unless set), and each send's callback settles its own notice. At most {@link
+ * Builder#maxInFlight(int)} records are queued or await an ack; more are deferred.
  */
 public final class KafkaChannel implements Channel {
   /** The default channel name, used by definitions as {@code .channel("kafka", "topic")}. */
@@ -66,6 +78,13 @@ public final class KafkaChannel implements Channel {
 
   static final String OPTION_KEY_PATH = "key-path";
   private static final int MAX_TOPIC_LENGTH = 249;
+  private static final java.util.regex.Pattern TOPIC = java.util.regex.Pattern.compile("[A-Za-z0-9._-]+");
+  /** How long a topic counts as known to the producer after its last ack (its metadata stays 5 min unused). */
+  private static final long KNOWN_NANOS = 60_000_000_000L;
+
+  /** A record on its way, and the notice's result; settled exactly once. */
+  private record Outgoing(ProducerRecord<String, byte[]> record, CompletableFuture<DeliveryResult> result,
+      AtomicBoolean settled) {}
 
   private final String name;
   private final Producer<String, byte[]> producer;
@@ -74,6 +93,11 @@ public final class KafkaChannel implements Channel {
   private final Duration busyDelay;
   private final ExecutorService executor =
       Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("herald-kafka-", 0).factory());
+  private final Completions completions = new Completions(executor);
+  private final ConcurrentLinkedQueue<Outgoing> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean draining = new AtomicBoolean();
+  /** Topics the producer has metadata for (an ack within {@link #KNOWN_NANOS}): a send to them does not wait. */
+  private final Map<String, Long> knownTopics = new ConcurrentHashMap<>();
   private final PeerHealth health;
   private final String cluster;
   private volatile boolean closed;
@@ -95,7 +119,9 @@ public final class KafkaChannel implements Channel {
     // Kafka insists on delivery.timeout.ms >= linger.ms + request.timeout.ms
     config.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
         (int) Math.max(1, Math.min(30_000, b.deliveryTimeout.toMillis() - 10)));
+    // throughput from the producer's own batching, at most 5 ms added to a record's way
     config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+    config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
     config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "herald-" + b.name);
     this.producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
   }
@@ -131,7 +157,7 @@ public final class KafkaChannel implements Channel {
   }
 
   private static String topic(String t, String field) {
-    if (t == null || t.isEmpty() || t.length() > MAX_TOPIC_LENGTH || !t.matches("[A-Za-z0-9._-]+")
+    if (t == null || t.isEmpty() || t.length() > MAX_TOPIC_LENGTH || !TOPIC.matcher(t).matches()
         || t.equals(".") || t.equals("..")) {
       throw new InvalidInputException(field, "'" + t + "' is not a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-')");
     }
@@ -164,23 +190,114 @@ public final class KafkaChannel implements Channel {
     }
     ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null, key,
         d.notice().payload().getBytes(StandardCharsets.UTF_8), headers);
-    CompletableFuture<DeliveryResult> result = new CompletableFuture<>();
-    result.whenComplete((r, t) -> inFlight.release());
-    try {
-      // send() may block up to max.block.ms for metadata or buffer space: not on the engine's thread
-      executor.execute(() -> {
-        try {
-          producer.send(record, (meta, e) -> executor.execute(() -> result.complete(e == null
-              ? answered(DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset()))
-              : answered(KafkaOutcome.of(e, topic)))));
-        } catch (RuntimeException e) {
-          result.complete(answered(KafkaOutcome.of(e, topic)));
-        }
-      });
-    } catch (RuntimeException e) {
-      result.complete(DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
+    Outgoing o = new Outgoing(record, new CompletableFuture<>(), new AtomicBoolean());
+    queue.add(o);
+    if (draining.compareAndSet(false, true)) {
+      try {
+        executor.execute(this::drain);
+      } catch (RejectedExecutionException closing) {
+        draining.set(false);
+        drainClosed();
+      }
     }
-    return result;
+    return o.result();
+  }
+
+  /**
+   * Hands queued records to the producer, one after another on this task. A send blocks while the
+   * producer has no metadata for the topic (up to {@code max.block.ms}: a topic that does not exist)
+   * or no buffer space left: records to a topic not known yet are sent from a task of their own, so
+   * that they never hold up the others.
+   */
+  private void drain() {
+    do {
+      Outgoing o;
+      while ((o = queue.poll()) != null) {
+        if (closed) {
+          finish(o, DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
+        } else if (known(o.record().topic())) {
+          send(o);
+        } else {
+          Outgoing first = o;
+          try {
+            executor.execute(() -> send(first));
+          } catch (RejectedExecutionException closing) {
+            finish(o, DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
+          }
+        }
+      }
+      draining.set(false);
+      // a record queued after the last poll and before the flag fell found it set: send it now
+    } while (!queue.isEmpty() && draining.compareAndSet(false, true));
+  }
+
+  private void drainClosed() {
+    Outgoing o;
+    while ((o = queue.poll()) != null) {
+      finish(o, DeliveryResult.retry("Kafka channel '" + name + "' is closed"));
+    }
+  }
+
+  private boolean known(String topic) {
+    Long ackedAt = knownTopics.get(topic);
+    return ackedAt != null && System.nanoTime() - ackedAt < KNOWN_NANOS;
+  }
+
+  private void send(Outgoing o) {
+    String topic = o.record().topic();
+    try {
+      producer.send(o.record(), new Answer(o));
+    } catch (RuntimeException e) {
+      finish(o, answered(KafkaOutcome.of(e, topic)));
+    }
+  }
+
+  /** The send's callback, on the producer's I/O thread: settles the record's notice. */
+  private final class Answer implements Callback {
+    private final Outgoing o;
+
+    Answer(Outgoing o) {
+      this.o = o;
+    }
+
+    @Override
+    public void onCompletion(RecordMetadata meta, Exception e) {
+      String topic = o.record().topic();
+      if (e == null) {
+        long now = System.nanoTime();
+        if (knownTopics.put(topic, now) == null && knownTopics.size() > 1024) { // notices' own targets: many topics
+          knownTopics.values().removeIf(ackedAt -> now - ackedAt >= KNOWN_NANOS);
+        }
+        finish(o, answered(DeliveryResult.delivered("Kafka " + meta.topic() + "-" + meta.partition() + "@" + meta.offset())));
+        return;
+      }
+      if (e instanceof TimeoutException || e instanceof UnknownTopicOrPartitionException) {
+        knownTopics.remove(topic); // its metadata may be gone: the next send to it waits on a task of its own
+      }
+      finish(o, answered(KafkaOutcome.of(e, topic)));
+    }
+  }
+
+  /** The one way a record leaves the channel: its room is given back and the result handed over. */
+  private void finish(Outgoing o, DeliveryResult r) {
+    if (!o.settled().compareAndSet(false, true)) {
+      return;
+    }
+    inFlight.release();
+    completions.complete(o.result(), r); // off the producer's I/O thread: what follows is the engine's business
+  }
+
+  /** Records queued or awaiting an ack now. */
+  int inFlight() {
+    return maxInFlight - inFlight.availablePermits();
+  }
+
+  /** A metric of the producer by name (group {@code producer-metrics}), for tests and the bench; NaN if none. */
+  double producerMetric(String metric) {
+    return producer.metrics().entrySet().stream()
+        .filter(e -> e.getKey().group().equals("producer-metrics") && e.getKey().name().equals(metric))
+        .mapToDouble(e -> e.getValue().metricValue() instanceof Number n ? n.doubleValue() : Double.NaN)
+        .findFirst().orElse(Double.NaN);
   }
 
   /**
@@ -197,17 +314,17 @@ public final class KafkaChannel implements Channel {
     return r;
   }
 
-  /**
-   * The cluster (its bootstrap servers): UP once it acked, DOWN while records fail with retriable
-   * errors after the producer's own retries, UNKNOWN before the first record. The producer reconnects
-   * by itself; the state follows the next record.
-   */
   /** Sends are pipelined: as many as the channel lets await an ack ({@link Builder#maxInFlight}). */
   @Override
   public int maxConcurrentPerReceiver(NoticeDefinition definition) {
     return maxInFlight;
   }
 
+  /**
+   * The cluster (its bootstrap servers): UP once it acked, DOWN while records fail with retriable
+   * errors after the producer's own retries, UNKNOWN before the first record. The producer reconnects
+   * by itself; the state follows the next record.
+   */
   @Override
   public List<PeerStatus> peers() {
     return health.all();
@@ -232,6 +349,7 @@ public final class KafkaChannel implements Channel {
     closed = true;
     producer.close(Duration.ofSeconds(5));
     executor.shutdown();
+    drainClosed();
   }
 
   /** Settings of a {@link KafkaChannel}; only {@link #bootstrapServers(String)} is required. */
