@@ -5,7 +5,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
-import dev.herald.internal.Completions;
+import dev.herald.spi.Completions;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;

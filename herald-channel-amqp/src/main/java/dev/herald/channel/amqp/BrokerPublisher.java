@@ -7,7 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.herald.DeliveryResult;
 import dev.herald.health.PeerHealth;
-import dev.herald.internal.Completions;
+import dev.herald.spi.Completions;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

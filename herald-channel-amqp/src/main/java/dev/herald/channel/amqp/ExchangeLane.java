@@ -7,7 +7,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.herald.DeliveryResult;
-import dev.herald.internal.Completions;
+import dev.herald.spi.Completions;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.herald.channel.kafka;
 import dev.herald.DeliveryResult;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
-import dev.herald.internal.Completions;
+import dev.herald.spi.Completions;
 import dev.herald.json.JsonTree;
 import dev.herald.spi.Channel;
 import dev.herald.spi.Delivery;

@@ -1,4 +1,4 @@
-package dev.herald.internal;
+package dev.herald.spi;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
