@@ -190,6 +190,7 @@ public class HeraldAutoConfiguration {
       applySettings(b);
       handlers.values().forEach(h -> b.handler(h.name(), h.handler()));
       channels.values().forEach(b::channel);
+      beanFactory.getBeansOfType(dev.herald.spi.OptionOwner.class).values().forEach(b::optionOwner);
       listeners.forEach(b::listener);
       for (HeraldCustomizer c : customizers) {
         try {

@@ -207,7 +207,7 @@ class StartupFailureTest {
             "herald.definitions.order-paid.target=https://shop.example/hooks",
             "herald.definitions.order-paid.options.expectd-body=success")
         .run(failsWith("herald.definitions.order-paid.options[expectd-body]", "definition 'order-paid'",
-            "unknown option of channel http"));
+            "unknown option of channel http; did you mean 'expected-body'?"));
   }
 
   /** A customizer may add channels, so the starter leaves the check to the core: still named. */
