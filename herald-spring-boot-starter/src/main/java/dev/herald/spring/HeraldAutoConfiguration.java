@@ -229,7 +229,7 @@ public class HeraldAutoConfiguration {
             ? d.origin() + propertyOf(e.field(), d.definition())
             : d.origin() + ", field " + e.field();
         throw new HeraldConfigurationException(property, "definition '" + d.definition().name() + "': "
-            + springWording(e.reason()), "Fix " + property + ".", e);
+            + e.reason(), "Fix " + property + ".", e);
       }
     }
 
@@ -269,65 +269,18 @@ public class HeraldAutoConfiguration {
       }
     }
 
-    /** The engine settings' field names, as the core names them in its complaints. */
-    private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "nodeTimeout", "claimBatch",
-        "maxHeld", "maxConcurrentDeliveries", "maxConcurrentPerReceiver", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
-        "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "circuitSlowCalls.threshold", "circuitSlowCalls.rate", "definitions",
-        "shards", "maxBacklog");
-
-    /** A core complaint at build time: about an engine setting (named as its property), or anything else. */
+    /**
+     * A core complaint at build time: about an engine setting (named by the core, shown as its
+     * property), or anything else.
+     */
     private static HeraldConfigurationException settingFailure(InvalidInputException e) {
-      if (!SETTINGS.contains(e.field())) {
+      if (!(e instanceof dev.herald.InvalidSettingException s)) {
         return new HeraldConfigurationException("Herald's configuration (properties, beans and HeraldCustomizers)",
             e.getMessage(), "Check the definitions, channels, handlers and HeraldCustomizer beans.", e);
       }
-      String field = switch (e.field()) {
-        case "definitions" -> "onlyDefinitions";
-        case "shards" -> "onlyShards";
-        case "circuitSlowCalls.threshold" -> "circuitSlowCallDuration";
-        case "circuitSlowCalls.rate" -> "circuitSlowCallRate";
-        default -> e.field();
-      };
-      String property = "herald." + kebab(field);
-      return new HeraldConfigurationException(property, springWording(e.reason()),
+      String property = "herald." + s.setting().property();
+      return new HeraldConfigurationException(property, e.reason(),
           "Fix " + property + " (or the HeraldCustomizer that sets it).", e);
-    }
-
-    private static final java.util.regex.Pattern ISO_DURATION =
-        java.util.regex.Pattern.compile("-?PT(?:-?[0-9]+H)?(?:-?[0-9]+M)?(?:-?[0-9]+(?:\\.[0-9]+)?S)?");
-    private static final java.util.regex.Pattern SETTING = java.util.regex.Pattern.compile("\\b("
-        + String.join("|", SETTINGS) + ")\\b");
-
-    /**
-     * A core complaint in the words of properties: settings named as {@code herald.look-ahead} rather
-     * than {@code lookAhead}, durations as {@code 5s} rather than {@code PT5S}.
-     */
-    static String springWording(String reason) {
-      String durations = ISO_DURATION.matcher(reason).replaceAll(m -> {
-        try {
-          return java.util.regex.Matcher.quoteReplacement(shortForm(java.time.Duration.parse(m.group())));
-        } catch (java.time.DateTimeException e) {
-          return java.util.regex.Matcher.quoteReplacement(m.group());
-        }
-      });
-      return SETTING.matcher(durations).replaceAll(m -> "herald." + kebab(switch (m.group(1)) {
-        case "definitions" -> "onlyDefinitions";
-        case "shards" -> "onlyShards";
-        default -> m.group(1);
-      }));
-    }
-
-    /** {@code 5s}, {@code 500ms}, {@code 2m}, {@code 1h}, {@code 30d}: the largest unit that is exact. */
-    static String shortForm(java.time.Duration d) {
-      long ms = d.toMillis();
-      long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
-      String[] units = {"d", "h", "m", "s"};
-      for (int i = 0; i < sizes.length; i++) {
-        if (ms != 0 && ms % sizes[i] == 0) {
-          return ms / sizes[i] + units[i];
-        }
-      }
-      return ms == 0 ? "0s" : ms + "ms";
     }
 
     static String kebab(String camel) {
@@ -446,7 +399,7 @@ public class HeraldAutoConfiguration {
         return b.build();
       } catch (InvalidInputException e) {
         String property = prefix + propertyOf(e.field(), d);
-        throw new HeraldConfigurationException(property, springWording(e.reason()), "Fix " + property + ".", e);
+        throw new HeraldConfigurationException(property, e.reason(), "Fix " + property + ".", e);
       }
     }
 
