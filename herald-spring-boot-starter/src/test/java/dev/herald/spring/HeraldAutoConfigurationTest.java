@@ -193,7 +193,7 @@ class HeraldAutoConfigurationTest {
         "herald.definitions.order-paid.confirm-required=true",
         "herald.definitions.order-paid.confirm-timeout=PT90S",
         "herald.definitions.order-paid.description=tell the merchant",
-        "herald.definitions.order-paid.options.note=kept as given",
+        "herald.definitions.order-paid.options.retry-on=java.io.IOException",
         "herald.definitions[daily.figures].channel=local",
         "herald.definitions[daily.figures].target=inbox").run(ctx -> {
           assertThat(ctx).hasNotFailed();
@@ -208,7 +208,7 @@ class HeraldAutoConfigurationTest {
           assertThat(paid.confirmRequired()).isTrue();
           assertThat(paid.confirmTimeout()).isEqualTo(Duration.ofSeconds(90));
           assertThat(paid.description()).isEqualTo("tell the merchant");
-          assertThat(paid.options()).containsEntry("note", "kept as given");
+          assertThat(paid.options()).containsEntry("retry-on", "java.io.IOException");
           NoticeDefinition figures = herald.definitions().find("daily.figures").orElseThrow();
           assertThat(figures.target()).isEqualTo("inbox");
           assertThat(figures.maxAttempts()).as("core default").isEqualTo(NoticeDefinition.DEFAULT_MAX_ATTEMPTS);
