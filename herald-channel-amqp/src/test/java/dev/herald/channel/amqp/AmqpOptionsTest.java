@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +31,15 @@ class AmqpOptionsTest {
           });
       assertThat(herald.definitions().list()).containsExactly(good);
       assertThat(herald.definitions().find("d")).contains(good);
+    }
+  }
+
+  @Test
+  void theReadmeDocumentsEveryDeclaredOption() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    try (var channel = AmqpChannel.builder().broker("main", "amqp://127.0.0.1:1").build()) {
+      assertThat(channel.options()).isNotEmpty().allSatisfy(o -> assertThat(readme)
+          .as("README.md documents option " + o.shown()).contains("`" + o.shown() + "`"));
     }
   }
 }
