@@ -4,28 +4,17 @@ import dev.herald.Definitions;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
-import dev.herald.NoticeRequest;
 import dev.herald.NoticeTransaction;
 import dev.herald.Page;
-import dev.herald.StoreException;
-import dev.herald.engine.Ids;
-import dev.herald.json.JsonTree;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,19 +40,15 @@ public final class Events {
   private static final Logger log = LoggerFactory.getLogger(Events.class);
   /** Room left in a notice's ordering key for the endpoint's part of it. */
   public static final int MAX_ORDERING_KEY = 180;
-  static final int MAX_KEY = 200;
-  private static final int CACHE_LIMIT = 10_000;
 
-  private record Compiled<T>(long updatedAt, T value) {}
-
+  private final EventTypeTable types;
+  private final EndpointTable endpoints;
   private final EventTables tables;
+  private final Publisher publisher;
   private final Definitions definitions;
   private final Clock clock;
-  private final int maxPayloadBytes;
   private final OwnTransactions ownTransactions;
   private final SecureRandom random = new SecureRandom();
-  private final Map<String, Compiled<JsonSchema>> schemas = new ConcurrentHashMap<>();
-  private final Map<String, Compiled<PayloadFilter>> filters = new ConcurrentHashMap<>();
 
   /** Runs work in a transaction of Herald's own ({@link dev.herald.Herald#inTransaction}). */
   @FunctionalInterface
@@ -74,10 +59,12 @@ public final class Events {
   /** Built by {@link dev.herald.Herald}; reach it with {@code herald.events()}. */
   public Events(javax.sql.DataSource dataSource, dev.herald.store.jdbc.Dialect dialect, Definitions definitions,
       Clock clock, int maxPayloadBytes, OwnTransactions ownTransactions) {
+    this.types = new EventTypeTable(dataSource, dialect);
+    this.endpoints = new EndpointTable(dataSource, dialect);
     this.tables = new EventTables(dataSource, dialect);
+    this.publisher = new Publisher(endpoints, tables, definitions, clock, maxPayloadBytes);
     this.definitions = definitions;
     this.clock = clock;
-    this.maxPayloadBytes = maxPayloadBytes;
     this.ownTransactions = ownTransactions;
   }
 
@@ -85,23 +72,23 @@ public final class Events {
 
   /** Creates or replaces an event type (its schema applies to events published from now on). */
   public EventType saveType(EventType type) {
-    EventType saved = tables.saveType(type, Instant.ofEpochMilli(clock.millis()));
-    schemas.remove(type.tenant() + "/" + type.name());
+    EventType saved = types.saveType(type, Instant.ofEpochMilli(clock.millis()));
+    publisher.schemas.forget(type.tenant() + "/" + type.name());
     return saved;
   }
 
   public Optional<EventType> findType(String tenant, String name) {
-    return tables.findType(Tenancy.check(tenant, "tenant"), name);
+    return types.findType(Tenancy.check(tenant, "tenant"), name);
   }
 
   /** The tenant's event types by name. */
   public List<EventType> types(String tenant) {
-    return tables.listTypes(Tenancy.check(tenant, "tenant"));
+    return types.listTypes(Tenancy.check(tenant, "tenant"));
   }
 
   /** Deletes an event type and the subscriptions to it; false if there was none. */
   public boolean deleteType(String tenant, String name) {
-    return tables.deleteType(Tenancy.check(tenant, "tenant"), name);
+    return types.deleteType(Tenancy.check(tenant, "tenant"), name);
   }
 
   // ------------------------------------------------------------------------------------ endpoints
@@ -115,7 +102,7 @@ public final class Events {
    */
   public EventEndpoint saveEndpoint(EventEndpoint endpoint) {
     for (String type : endpoint.eventTypes()) {
-      if (!type.equals(EventEndpoint.ALL_TYPES) && tables.findType(endpoint.tenant(), type).isEmpty()) {
+      if (!type.equals(EventEndpoint.ALL_TYPES) && types.findType(endpoint.tenant(), type).isEmpty()) {
         throw new InvalidInputException("eventTypes", "no event type '" + type + "'"
             + (endpoint.tenant().equals(Tenancy.DEFAULT) ? "" : " in tenant " + endpoint.tenant())
             + "; create it first");
@@ -130,7 +117,7 @@ public final class Events {
     Instant now = Instant.ofEpochMilli(clock.millis());
     Instant created;
     try {
-      created = tables.saveEndpoint(endpoint, now);
+      created = endpoints.saveEndpoint(endpoint, now);
     } catch (RuntimeException e) {
       if (!existed) {
         try {
@@ -141,22 +128,22 @@ public final class Events {
       }
       throw e;
     }
-    filters.remove(endpoint.tenant() + "/" + endpoint.id());
+    publisher.filters.forget(endpoint.tenant() + "/" + endpoint.id());
     return new EventEndpoint(endpoint.tenant(), endpoint.id(), endpoint.description(), endpoint.enabled(),
         endpoint.eventTypes(), endpoint.filter(), delivery, created, now);
   }
 
   public Optional<EventEndpoint> findEndpoint(String tenant, String id) {
-    return tables.findEndpoint(Tenancy.check(tenant, "tenant"), id).flatMap(this::withDelivery);
+    return endpoints.findEndpoint(Tenancy.check(tenant, "tenant"), id).flatMap(this::withDelivery);
   }
 
   /** The tenant's endpoints by id. */
   public List<EventEndpoint> endpoints(String tenant) {
-    return tables.endpoints(Tenancy.check(tenant, "tenant"), null).stream()
+    return endpoints.endpoints(Tenancy.check(tenant, "tenant"), null).stream()
         .map(this::withDelivery).flatMap(Optional::stream).toList();
   }
 
-  private Optional<EventEndpoint> withDelivery(EventTables.EndpointRow r) {
+  private Optional<EventEndpoint> withDelivery(EndpointTable.EndpointRow r) {
     Optional<NoticeDefinition> d = definitions.find(r.definition());
     if (d.isEmpty()) {
       log.warn("endpoint {} of tenant {}: its definition {} is missing; it gets no events", r.id(), r.tenant(),
@@ -173,9 +160,9 @@ public final class Events {
    */
   public boolean deleteEndpoint(String tenant, String id) {
     String t = Tenancy.check(tenant, "tenant");
-    boolean deleted = tables.deleteEndpoint(t, id);
+    boolean deleted = endpoints.deleteEndpoint(t, id);
     definitions.delete(Tenancy.endpointDefinition(t, id));
-    filters.remove(t + "/" + id);
+    publisher.filters.forget(t + "/" + id);
     return deleted;
   }
 
@@ -238,139 +225,7 @@ public final class Events {
    *     the path inside it, e.g. {@code payload.order.total}), a key too long; nothing is written
    */
   public PublishedEvent publish(NoticeTransaction tx, EventRequest r) {
-    String tenant = check(r);
-    Connection c = tx.connection();
-    try {
-      EventTables.TypeAndSubscribers read = tables.typeAndSubscribers(c, tenant, r.type()).orElseThrow(() ->
-          new InvalidInputException("type", "no event type '" + r.type() + "'"
-              + (tenant.equals(Tenancy.DEFAULT) ? "" : " in tenant " + tenant)));
-      EventType type = read.type();
-      Object payload = JsonTree.parse(r.payload(), "payload");
-      JsonSchema schema = schemaOf(type);
-      if (schema != null) {
-        schema.validate(payload, "payload");
-      }
-      List<EventTables.Subscriber> matching = new ArrayList<>();
-      List<NoticeDefinition> deliveries = new ArrayList<>();
-      for (EventTables.Subscriber s : read.subscribers()) {
-        Optional<NoticeDefinition> d = definitions.find(s.definition());
-        if (d.isEmpty()) {
-          log.warn("endpoint {} of tenant {}: its definition {} is missing; it gets no events", s.id(), tenant,
-              s.definition());
-          continue;
-        }
-        PayloadFilter f = filterOf(tenant, s);
-        if (f == null || f.matches(payload)) {
-          matching.add(s);
-          deliveries.add(d.get());
-        }
-      }
-      Event event = new Event(Ids.next(clock), tenant, type.name(), r.payload(), r.idempotencyKey(),
-          Instant.ofEpochMilli(clock.millis()), matching.size(), false);
-      if (!tables.insertEvent(c, event)) {
-        Event first = tables.eventByKey(c, tenant, r.idempotencyKey()).orElseThrow(() -> new StoreException(
-            "idempotency key " + r.idempotencyKey() + " of tenant " + tenant + " vanished while being read", null));
-        return new PublishedEvent(first, tables.deliveries(c, List.of(first.id())).getOrDefault(first.id(), List.of()),
-            false);
-      }
-      List<NoticeRequest> requests = new ArrayList<>(matching.size());
-      for (int i = 0; i < matching.size(); i++) {
-        NoticeRequest n = NoticeRequest.of(deliveries.get(i).name(), r.payload())
-            .description(DESCRIPTION + type.name() + " " + event.id())
-            .traceparent(r.traceparent());
-        if (r.fireAt() != null) {
-          n = n.fireAt(r.fireAt());
-        }
-        if (r.orderingKey() != null && deliveries.get(i).ordering().ordered()) {
-          n = n.orderingKey(scopedOrderingKey(deliveries.get(i).name(), r.orderingKey()));
-        }
-        requests.add(n);
-      }
-      List<Notice> notices = requests.isEmpty() ? List.of() : tx.enqueueAll(requests);
-      tables.insertDeliveries(c, event.id(), matching.stream().map(EventTables.Subscriber::id).toList(),
-          notices.stream().map(Notice::id).toList());
-      List<EventDelivery> out = new ArrayList<>(notices.size());
-      for (int i = 0; i < notices.size(); i++) {
-        Notice n = notices.get(i);
-        out.add(new EventDelivery(matching.get(i).id(), n.id(), n.status(), 0, null, null));
-      }
-      return new PublishedEvent(event, out, true);
-    } catch (SQLException e) {
-      throw new StoreException("cannot publish event " + r.type() + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** Checks the request's own fields; returns its tenant. */
-  private String check(EventRequest r) {
-    if (r == null) {
-      throw new InvalidInputException("event", "must not be null");
-    }
-    String tenant = Tenancy.check(r.tenant(), "tenant");
-    if (r.type() == null || r.type().isBlank()) {
-      throw new InvalidInputException("type", "must not be blank");
-    }
-    if (r.payload() == null) {
-      throw new InvalidInputException("payload", "must not be null");
-    }
-    if ((long) r.payload().length() * 3 > maxPayloadBytes) {
-      int bytes = r.payload().getBytes(StandardCharsets.UTF_8).length;
-      if (bytes > maxPayloadBytes) {
-        throw new InvalidInputException("payload", "is " + bytes + " bytes; the limit is " + maxPayloadBytes);
-      }
-    }
-    if (r.idempotencyKey() != null && (r.idempotencyKey().isBlank() || r.idempotencyKey().length() > MAX_KEY)) {
-      throw new InvalidInputException("idempotencyKey", "must be 1 to " + MAX_KEY + " characters");
-    }
-    if (r.orderingKey() != null && (r.orderingKey().isBlank() || r.orderingKey().length() > MAX_ORDERING_KEY)) {
-      throw new InvalidInputException("orderingKey", "must be 1 to " + MAX_ORDERING_KEY + " characters");
-    }
-    return tenant;
-  }
-
-  /**
-   * An event's ordering key as its notice to one endpoint carries it: ordering keys are global, so
-   * each endpoint gets a line of its own (one endpoint's failing head never holds back another's).
-   */
-  static String scopedOrderingKey(String definition, String key) {
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(definition.getBytes(StandardCharsets.UTF_8));
-      return key + "\u001e" + HexFormat.of().formatHex(hash, 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private JsonSchema schemaOf(EventType type) {
-    if (type.schema() == null) {
-      return null;
-    }
-    String key = type.tenant() + "/" + type.name();
-    long version = type.updatedAt().toEpochMilli();
-    Compiled<JsonSchema> c = schemas.get(key);
-    if (c == null || c.updatedAt() != version || !c.value().text().equals(type.schema())) {
-      c = new Compiled<>(version, JsonSchema.parse(type.schema(), "schema"));
-      if (schemas.size() > CACHE_LIMIT) {
-        schemas.clear();
-      }
-      schemas.put(key, c);
-    }
-    return c.value();
-  }
-
-  private PayloadFilter filterOf(String tenant, EventTables.Subscriber s) {
-    if (s.filter() == null) {
-      return null;
-    }
-    String key = tenant + "/" + s.id();
-    Compiled<PayloadFilter> c = filters.get(key);
-    if (c == null || c.updatedAt() != s.updatedAt() || !c.value().text().equals(s.filter())) {
-      c = new Compiled<>(s.updatedAt(), PayloadFilter.parse(s.filter(), "filter"));
-      if (filters.size() > CACHE_LIMIT) {
-        filters.clear();
-      }
-      filters.put(key, c);
-    }
-    return c.value();
+    return publisher.publish(tx, r);
   }
 
   // ------------------------------------------------------------------------------------ reading events
@@ -455,9 +310,5 @@ public final class Events {
       total += n;
     } while (n == 1_000);
     return total;
-  }
-
-  EventTables tables() {
-    return tables;
   }
 }

@@ -111,10 +111,10 @@ public final class PayloadFilter {
   private static boolean holds(Condition c, Object payload) {
     Object value = JsonTree.at(payload, c.path());
     return switch (c.operator()) {
-      case "$eq" -> JsonSchema.same(c.operand(), value);
-      case "$ne" -> !JsonSchema.same(c.operand(), value);
-      case "$in" -> ((List<?>) c.operand()).stream().anyMatch(o -> JsonSchema.same(o, value));
-      case "$nin" -> ((List<?>) c.operand()).stream().noneMatch(o -> JsonSchema.same(o, value));
+      case "$eq" -> JsonValues.same(c.operand(), value);
+      case "$ne" -> !JsonValues.same(c.operand(), value);
+      case "$in" -> ((List<?>) c.operand()).stream().anyMatch(o -> JsonValues.same(o, value));
+      case "$nin" -> ((List<?>) c.operand()).stream().noneMatch(o -> JsonValues.same(o, value));
       case "$exists" -> (present(payload, c.path())) == (Boolean) c.operand();
       default -> {
         Integer cmp = compare(value, c.operand());
