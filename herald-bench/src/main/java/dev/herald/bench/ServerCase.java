@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,7 +40,8 @@ final class ServerCase {
 
   static void run(Bench.Ctx ctx, BenchDb db, Path tmp) {
     Options o = ctx.o();
-    Path jar = Path.of("herald-server/target/herald-server.jar");
+    // absolute: an AOT cache is tied to the class path as the JVM was given it (bin/herald-server makes it so)
+    Path jar = Path.of("herald-server/target/herald-server.jar").toAbsolutePath();
     if (!Files.exists(jar)) {
       System.out.println("  " + jar + " not found: case skipped. Build it with ./mvnw -q -pl herald-server -am package -DskipTests");
       return;
@@ -152,6 +154,7 @@ final class ServerCase {
     }
     Result.Builder rb = Result.of(CASE, "herald-server", "lateness", dbKind).setting("rate", o.rate)
         .setting("warmup_s", o.warmupSeconds).setting("duration_s", o.durationSeconds).setting("delay_s", o.delaySeconds)
+        .setting("server_jvm_args", Objects.requireNonNullElse(System.getenv("HERALD_BENCH_SERVER_JVM_ARGS"), ""))
         .metric("callbacks_created", expected).metric("callbacks_received", matched)
         .metric("create_requests_failed", failed.get())
         .metric("lateness_p50_ms", late.percentileMillis(50)).metric("lateness_p99_ms", late.percentileMillis(99))
