@@ -101,7 +101,7 @@ final class AotCacheCommand {
   /** The training JVM's main: the workload, then exit (the JVM writes the cache as it exits). */
   static int train(PrintStream out) {
     try {
-      int received = AotTraining.run(Duration.ofSeconds(90));
+      int received = AotTraining.run(AotTraining.CALLBACKS, Duration.ofSeconds(90));
       out.println("AOT training: " + received + " of " + AotTraining.CALLBACKS + " callbacks delivered");
       return received >= AotTraining.CALLBACKS ? 0 : 1;
     } catch (IOException | RuntimeException e) {

@@ -34,8 +34,8 @@ final class AotTraining {
 
   private AotTraining() {}
 
-  /** Runs the workload; returns the callbacks the receiver got (all of them, or the run failed). */
-  static int run(Duration timeout) throws IOException, InterruptedException {
+  /** Runs the workload of {@code callbacks}; returns the callbacks the receiver got (all, or the run failed). */
+  static int run(int callbacks, Duration timeout) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("herald-aot-training");
     AtomicInteger received = new AtomicInteger();
     HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 100);
@@ -60,8 +60,8 @@ final class AotTraining {
       String callbackUrl = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/callback";
       Client client = new Client(api, token);
       int created = 0;
-      for (int round = 0; created < CALLBACKS; round++) {
-        int batch = round % 4 == 3 ? 1000 : 100;
+      for (int round = 0; created < callbacks; round++) {
+        int batch = Math.min(callbacks - created, round % 4 == 3 ? 1000 : 100);
         String answer = client.post("/notices", batchBody(callbackUrl, batch, round));
         created += batch;
         if (round % 10 == 0) { // the read paths an operator or a client uses
