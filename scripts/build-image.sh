@@ -38,7 +38,7 @@ podman_run_options=(--runtime runc --ulimit "nofile=$(limit n 65536):$(limit n 6
   --ulimit "nproc=$(limit u 32768):$(limit u 32768)")
 
 # --- base (its text is part of the base image's tag)
-base_modules=java.se,jdk.unsupported,jdk.management,jdk.management.agent,jdk.jfr,jdk.net,jdk.crypto.cryptoki,jdk.naming.dns,jdk.zipfs,jdk.charsets
+base_modules=java.se,jdk.httpserver,jdk.unsupported,jdk.management,jdk.management.agent,jdk.jfr,jdk.net,jdk.crypto.cryptoki,jdk.naming.dns,jdk.zipfs,jdk.charsets
 base_packages=libc6,base-files,netbase
 build_base() { # build_base TAG
   local work suite

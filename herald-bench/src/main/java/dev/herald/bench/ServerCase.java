@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,7 +40,8 @@ final class ServerCase {
 
   static void run(Bench.Ctx ctx, BenchDb db, Path tmp) {
     Options o = ctx.o();
-    Path jar = Path.of("herald-server/target/herald-server.jar");
+    // absolute: an AOT cache is tied to the class path as the JVM was given it (bin/herald-server makes it so)
+    Path jar = Path.of("herald-server/target/herald-server.jar").toAbsolutePath();
     if (!Files.exists(jar)) {
       System.out.println("  " + jar + " not found: case skipped. Build it with ./mvnw -q -pl herald-server -am package -DskipTests");
       return;
@@ -142,20 +144,30 @@ final class ServerCase {
       sleepQuietly(500);
     }
     long matched = 0;
+    // by second of the stream (fire time since the first fire time): a cold start shows in the first seconds,
+    // a server that cannot keep up in the last ones
+    long firstFire = fireMicros.values().stream().mapToLong(Long::longValue).min().orElse(0);
+    java.util.TreeMap<Long, Latencies> bySecond = new java.util.TreeMap<>();
     for (String line : Files.readAllLines(nginx.accessLog())) {
       String[] f = line.split(" ");
       Long fire = f.length == 2 ? fireMicros.get(f[1]) : null;
       if (fire != null) {
         matched++;
-        late.recordMicros(Math.round(Double.parseDouble(f[0]) * 1e6) - fire);
+        long micros = Math.round(Double.parseDouble(f[0]) * 1e6) - fire;
+        late.recordMicros(micros);
+        bySecond.computeIfAbsent((fire - firstFire) / 1_000_000, k -> new Latencies()).recordMicros(micros);
       }
     }
+    StringBuilder p99BySecond = new StringBuilder();
+    bySecond.forEach((sec, l) -> p99BySecond.append(p99BySecond.isEmpty() ? "" : " ").append(Math.round(l.percentileMillis(99))));
+    System.out.println("    -> p99 ms by second of the stream: " + p99BySecond);
     Result.Builder rb = Result.of(CASE, "herald-server", "lateness", dbKind).setting("rate", o.rate)
         .setting("warmup_s", o.warmupSeconds).setting("duration_s", o.durationSeconds).setting("delay_s", o.delaySeconds)
+        .setting("server_jvm_args", Objects.requireNonNullElse(System.getenv("HERALD_BENCH_SERVER_JVM_ARGS"), ""))
         .metric("callbacks_created", expected).metric("callbacks_received", matched)
         .metric("create_requests_failed", failed.get())
         .metric("lateness_p50_ms", late.percentileMillis(50)).metric("lateness_p99_ms", late.percentileMillis(99))
-        .metric("lateness_max_ms", late.maxMillis());
+        .metric("lateness_max_ms", late.maxMillis()).metric("lateness_p99_ms_by_second", p99BySecond.toString());
     System.out.printf("    -> server lateness: %,d of %,d received, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", matched,
         expected, late.percentileMillis(50), late.percentileMillis(99), late.maxMillis());
     if (matched < expected) {

@@ -61,9 +61,20 @@ class ContainerSmokeIT {
   private void smokeTest(String image, String name) throws Exception {
     long buildStart = System.nanoTime();
     Podman.Result build = Podman.exec(List.of("bash", "scripts/build-image.sh", image),
-        Map.of("JAVA_HOME", System.getProperty("java.home")), REPOSITORY, Duration.ofMinutes(5));
+        Map.of("JAVA_HOME", System.getProperty("java.home")), REPOSITORY, Duration.ofMinutes(10));
     System.out.printf("image build: %d s%n%s%s", (System.nanoTime() - buildStart) / 1_000_000_000, build.out(), build.err());
     build.ok();
+    // the AOT cache made at the build, named in /app/jvm.args (which the entry point reads); AOTMode=on
+    // fails if the cache named there does not map
+    List<String> aot = new ArrayList<>(List.of("run", "--rm", "--entrypoint", "java"));
+    aot.addAll(Podman.runtimeOptions());
+    aot.addAll(List.of(image, "@/app/jvm.args", "-XX:AOTMode=on", "-XX:+PrintFlagsFinal", "-jar", "/app/herald-server.jar",
+        "aot-check")); // with the server's class path: a cache maps only with the class path it was made with
+    Podman.Result cache = Podman.podman(Duration.ofMinutes(1), aot.toArray(String[]::new));
+    assertThat(cache.exit()).as("the image's AOT cache maps: " + cache.err() + cache.out()).isZero();
+    assertThat(cache.out()).containsPattern("ccstr AOTCache\\s+= /app/herald-server.aot ");
+    assertThat(Podman.podman(Duration.ofSeconds(30), "image", "inspect", "--format", "{{json .Config.Entrypoint}}", image)
+        .ok().out()).contains("@/app/jvm.args");
 
     try (EmbeddedPostgres postgres = EmbeddedPostgres.start(); WebhookReceiver receiver = new WebhookReceiver()) {
       List<String> run = new ArrayList<>(List.of("run", "--detach", "--name", name, "--hostname", HOSTNAME));

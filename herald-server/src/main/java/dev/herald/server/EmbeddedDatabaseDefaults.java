@@ -19,6 +19,8 @@ final class EmbeddedDatabaseDefaults implements ApplicationListener<ApplicationE
   static final String SOURCE = "heraldServerEmbeddedDatabase";
   /** Set by this class: the H2 database file (without extension) when the embedded database is used. */
   static final String EMBEDDED_FILE = "herald.server.internal.embedded-file";
+  /** The node timeout on the embedded file (see {@link #apply}); a setting of one's own wins. */
+  static final String EMBEDDED_NODE_TIMEOUT = "10s";
 
   @Override
   public void onApplicationEvent(ApplicationEnvironmentPreparedEvent event) {
@@ -40,6 +42,11 @@ final class EmbeddedDatabaseDefaults implements ApplicationListener<ApplicationE
     defaults.put("spring.datasource.username", "sa");
     defaults.put("spring.datasource.password", "");
     defaults.put("herald.node-id", "embedded");
+    // The core's 2 s node timeout fences a node whose heartbeat commit takes over 1.5 s, so that another
+    // node may take over: a fresh server under load on H2 (one writer for everything) crossed it and
+    // released thousands of held notices to be claimed again, seconds late. No other node can open this
+    // file, so only a stalled process should cross it.
+    defaults.put("herald.node-timeout", EMBEDDED_NODE_TIMEOUT);
     defaults.put(EMBEDDED_FILE, file.toString());
     env.getPropertySources().addLast(new MapPropertySource(SOURCE, defaults));
   }

@@ -15,6 +15,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  * java -jar herald-server.jar token list
  * java -jar herald-server.jar health                                # exit 0 if this host's server is ready
  * java -jar herald-server.jar secret new-key                        # a key for herald.server.secret-key
+ * java -jar herald-server.jar aot-cache herald-server.aot           # the JVM's AOT cache (JDK 25+), by a training run
  * </pre>
  */
 @SpringBootApplication
@@ -30,6 +31,15 @@ public class HeraldServer {
     }
     if (args.length > 0 && args[0].equals("health")) {
       System.exit(HealthCommand.run(Arrays.copyOfRange(args, 1, args.length), System.getenv(), System.out));
+    }
+    if (args.length > 0 && args[0].equals("aot-cache")) {
+      System.exit(AotCacheCommand.run(Arrays.copyOfRange(args, 1, args.length), System.out));
+    }
+    if (args.length > 0 && args[0].equals("aot-training")) { // the child JVM of aot-cache
+      System.exit(AotCacheCommand.train(System.out));
+    }
+    if (args.length > 0 && args[0].equals("aot-check")) { // started with -XX:AOTMode=on: the cache mapped
+      System.exit(0);
     }
     StopSignal.exitZeroOnTerm();
     builder().run(args);

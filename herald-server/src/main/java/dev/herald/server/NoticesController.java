@@ -252,16 +252,19 @@ class NoticesController {
    */
   private void refuseBeyondHorizon(Instant fireAt, Duration delay, String path) {
     Duration horizon = properties.getMaxScheduleAhead();
-    Instant now = herald.clock().instant();
-    Instant limit = now.plus(horizon);
-    String limitText = "more than " + DurationText.format(horizon)
-        + " ahead (herald.server.max-schedule-ahead); the latest accepted now is " + limit;
+    Instant limit = herald.clock().instant().plus(horizon);
     if (fireAt != null && fireAt.isAfter(limit)) {
-      throw ApiException.invalid(child(path, "fireAt"), "'" + fireAt + "' is " + limitText);
+      throw ApiException.invalid(child(path, "fireAt"), "'" + fireAt + "' is " + beyond(horizon, limit));
     }
     if (delay != null && delay.compareTo(horizon) > 0) {
-      throw ApiException.invalid(child(path, "delay"), "'" + DurationText.format(delay) + "' is " + limitText);
+      throw ApiException.invalid(child(path, "delay"), "'" + DurationText.format(delay) + "' is " + beyond(horizon, limit));
     }
+  }
+
+  /** Only for a refusal: built for every notice, this text was 2.6 % of a fresh server's create path. */
+  private static String beyond(Duration horizon, Instant limit) {
+    return "more than " + DurationText.format(horizon) + " ahead (herald.server.max-schedule-ahead); the latest accepted now is "
+        + limit;
   }
 
   /**

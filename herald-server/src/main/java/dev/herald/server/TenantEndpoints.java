@@ -39,9 +39,10 @@ public final class TenantEndpoints {
 
   /** Records the origins of the new notices' own callback URLs, per tenant. */
   void saw(List<String> tenants, List<NoticeRequest> requests, List<Notice> notices, Herald herald) {
+    java.util.Set<String> seen = new java.util.HashSet<>(); // a batch's notices mostly share their URL: parse it once
     for (int i = 0; i < requests.size(); i++) {
       String target = requests.get(i).target();
-      if (target == null) {
+      if (target == null || !seen.add(tenants.get(i) + " " + target)) {
         continue;
       }
       for (String url : target.strip().split("\\s+")) {

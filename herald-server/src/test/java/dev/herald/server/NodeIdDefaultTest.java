@@ -31,6 +31,14 @@ class NodeIdDefaultTest {
     EmbeddedDatabaseDefaults.apply(embedded);
     NodeIdDefault.apply(embedded, "herald-0", 1);
     assertThat(embedded.getProperty("herald.node-id")).isEqualTo("embedded");
+    assertThat(embedded.getProperty("herald.node-timeout")).as("no other node can open the file").isEqualTo("10s");
+
+    StandardEnvironment own = environment(Map.of("herald.node-timeout", "3s"));
+    EmbeddedDatabaseDefaults.apply(own);
+    assertThat(own.getProperty("herald.node-timeout")).isEqualTo("3s");
+    StandardEnvironment server = environment(Map.of("spring.datasource.url", "jdbc:postgresql://db/herald"));
+    EmbeddedDatabaseDefaults.apply(server);
+    assertThat(server.getProperty("herald.node-timeout")).as("the core's default on a shared database").isNull();
 
     StandardEnvironment noHostname = environment(Map.of("spring.datasource.url", "jdbc:postgresql://db/herald"));
     NodeIdDefault.apply(noHostname, " ", 1);
