@@ -44,6 +44,12 @@ final class GuaranteesRun {
   /** Quiescence: no live notice left, or no delivery started for this long. */
   private static final long IDLE_MS = 5_000;
   private static final long MAX_QUIESCE_MS = 25_000;
+  /**
+   * How long the scenario's own calls (enqueues, operators' actions, restarts) may still run after
+   * its end. On a machine loaded far beyond the scenario's pace they end late; checking before they
+   * ended would read a notice before the enqueue that acknowledged it committed and call it lost.
+   */
+  private static final long MAX_CALLS_MS = 180_000;
 
   /** What a run leaves to be checked. */
   /**
@@ -521,6 +527,13 @@ final class GuaranteesRun {
    */
   private void quiesce(long scenarioEnd) throws InterruptedException {
     while (journal.now() < scenarioEnd) {
+      Thread.sleep(100);
+    }
+    long callsDeadline = journal.now() + MAX_CALLS_MS * 1_000_000;
+    if (running.get() > 0) {
+      journal.event("calls still running", String.valueOf(running.get()), journal.now());
+    }
+    while (running.get() > 0 && journal.now() < callsDeadline) {
       Thread.sleep(100);
     }
     long deadline = journal.now() + MAX_QUIESCE_MS * 1_000_000;
