@@ -1,7 +1,7 @@
 package dev.herald.server;
 
-import static dev.herald.server.JsonInput.child;
-
+import dev.herald.FieldPath;
+import dev.herald.FieldPath;
 import dev.herald.IllegalTransitionException;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeNotFoundException;
@@ -49,7 +49,8 @@ final class NoticeBatch {
     } catch (IllegalTransitionException e) {
       fail(r, 409, "illegal_transition", idField, e.getMessage());
     } catch (InvalidInputException e) {
-      String field = e.field().equals("edit") ? itemPath : NoticeCreateController.itemField(child(itemPath, e.field()), false);
+      String field = e.field().equals("edit") ? itemPath
+          : NoticeCreateController.itemField(FieldPath.parse(itemPath).then(e.path()), false);
       fail(r, 400, "invalid_input", field, e.reason());
     } catch (ApiException e) {
       if (e.status() != 400 || e.field() == null) {

@@ -3,6 +3,8 @@ package dev.herald.server;
 import static dev.herald.server.JsonInput.child;
 import static dev.herald.server.JsonInput.index;
 
+import dev.herald.EnqueueResult;
+import dev.herald.FieldPath;
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
@@ -93,37 +95,35 @@ class NoticeCreateController {
     Map<String, Integer> perTenant = new java.util.TreeMap<>();
     tenantOf.forEach(t -> perTenant.merge(t, 1, Integer::sum));
     perTenant.forEach(quotas::take); // 429 before anything is written
-    Instant start = Instant.ofEpochMilli(herald.clock().millis()); // Herald stores whole milliseconds
-    List<Notice> notices;
+    List<EnqueueResult> written;
     try {
-      notices = herald.inTransaction(tx -> {
-        List<Notice> written = tx.enqueueAll(requests);
-        Map<String, List<UUID>> owned = new HashMap<>();
-        for (int i = 0; i < written.size(); i++) {
-          owned.computeIfAbsent(tenantOf.get(i), k -> new ArrayList<>()).add(written.get(i).id());
-        }
-        for (Map.Entry<String, List<UUID>> e : owned.entrySet()) {
-          if (!e.getKey().equals(Tenants.DEFAULT)) {
-            // a notice returned for a known idempotency key has its row already
-            Set<UUID> known = scope.owners().tenantsOf(e.getValue()).keySet();
-            scope.owners().write(tx.connection(), e.getValue().stream().filter(id -> !known.contains(id))
-                .distinct().toList(), e.getKey());
+      written = herald.inTransaction(tx -> {
+        List<EnqueueResult> results = tx.enqueueAllResults(requests);
+        Map<String, List<UUID>> created = new HashMap<>();
+        for (int i = 0; i < results.size(); i++) {
+          if (results.get(i).created()) { // a notice returned for a known idempotency key has its owner already
+            created.computeIfAbsent(tenantOf.get(i), k -> new ArrayList<>()).add(results.get(i).notice().id());
           }
         }
-        return written;
+        for (Map.Entry<String, List<UUID>> e : created.entrySet()) {
+          if (!e.getKey().equals(Tenants.DEFAULT)) {
+            scope.owners().write(tx.connection(), e.getValue().stream().distinct().toList(), e.getKey());
+          }
+        }
+        return results;
       });
     } catch (InvalidInputException e) {
-      throw ApiException.invalid(itemField(e.field(), requests.size() == 1), e.reason());
+      throw ApiException.invalid(itemField(e.path(), requests.size() == 1), e.reason());
     }
+    List<Notice> notices = written.stream().map(EnqueueResult::notice).toList();
     endpoints.saw(tenantOf, requests, notices, herald);
     ObjectNode out = Views.object();
     ArrayNode ids = out.putArray("ids");
     ArrayNode results = out.putArray("notices");
     boolean anyCreated = false;
-    for (int i = 0; i < notices.size(); i++) {
-      Notice n = notices.get(i);
-      // A notice returned for a known idempotency key was created before this request.
-      boolean created = requests.get(i).idempotencyKey() == null || !n.createdAt().isBefore(start);
+    for (int i = 0; i < written.size(); i++) {
+      Notice n = written.get(i).notice();
+      boolean created = written.get(i).created();
       anyCreated |= created;
       ids.add(n.id().toString());
       ObjectNode r = results.addObject();
@@ -240,12 +240,14 @@ class NoticeCreateController {
     return target.toString();
   }
 
-  /** A core field name of a batch item, as this API names it: {@code notices[i].callbackUrl}. */
-  static String itemField(String field, boolean single) {
-    String f = single && !field.startsWith("notices[") ? "notices[0]." + field : field;
-    if (f.endsWith(".target")) {
-      f = f.substring(0, f.length() - "target".length()) + "callbackUrl";
-    }
-    return f;
+  /**
+   * A core field path of a batch item as this API names it: {@code notices[i].callbackUrl} (the core
+   * calls a lone request's fields by their names, and a notice's URL its target).
+   */
+  static String itemField(FieldPath path, boolean single) {
+    FieldPath p = single && !path.startsWith("notices") ? ITEM.at(0).then(path) : path;
+    return p.renamedLeaf("target", "callbackUrl").toString();
   }
+
+  private static final FieldPath ITEM = FieldPath.of("notices");
 }
