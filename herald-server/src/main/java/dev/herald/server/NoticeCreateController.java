@@ -212,8 +212,8 @@ class NoticeCreateController {
   }
 
   /**
-   * The callback URL followed by its fail-over URLs ({@code fallbackUrls}, tried in order when it
-   * fails), stored as one target: the URLs separated by spaces.
+   * The callback URL and its fail-over URLs ({@code fallbackUrls}, tried in order when it fails),
+   * each checked as the callback URL is, stored as one target.
    */
   private String withFallbacks(ObjectNode o, String path, String url, NoticeDefinition d, Tenants.Tenant tenant) {
     JsonNode f = o.get("fallbackUrls");
@@ -224,7 +224,7 @@ class NoticeCreateController {
     if (!f.isArray() || f.isEmpty() || f.size() > 4) {
       throw ApiException.invalid(field, "must be an array of 1 to 4 URLs, was " + JsonInput.kind(f));
     }
-    StringBuilder target = new StringBuilder(url.strip());
+    List<String> fallbacks = new ArrayList<>(f.size());
     for (int i = 0; i < f.size(); i++) {
       JsonNode u = f.get(i);
       if (!u.isString()) {
@@ -232,12 +232,13 @@ class NoticeCreateController {
       }
       checks.checkUrl(u.stringValue(), index(field, i));
       CallbackOrigins.check(d, tenant, u.stringValue(), index(field, i));
-      target.append(' ').append(u.stringValue().strip());
+      fallbacks.add(u.stringValue());
     }
+    String target = new CallbackTargets(url, fallbacks).stored();
     if (target.length() > 2000) {
       throw ApiException.invalid(field, "callbackUrl and fallbackUrls must be at most 2000 characters together");
     }
-    return target.toString();
+    return target;
   }
 
   /**

@@ -49,14 +49,10 @@ final class Views {
     o.put("definition", n.definition());
     o.put("status", n.status().name());
     o.putRawValue("payload", new RawValue(n.payload()));
-    // a target with fail-over URLs is stored as the URLs separated by spaces
-    String[] urls = n.target() == null ? new String[] {null} : n.target().strip().split("\\s+");
-    o.put("callbackUrl", urls[0]);
-    if (urls.length > 1) {
-      ArrayNode fallbacks = o.putArray("fallbackUrls");
-      for (int i = 1; i < urls.length; i++) {
-        fallbacks.add(urls[i]);
-      }
+    CallbackTargets targets = CallbackTargets.read(n.target());
+    o.put("callbackUrl", targets.callbackUrl());
+    if (!targets.fallbackUrls().isEmpty()) {
+      targets.fallbackUrls().forEach(o.putArray("fallbackUrls")::add);
     }
     o.put("description", n.description());
     o.put("idempotencyKey", n.idempotencyKey());
