@@ -52,38 +52,29 @@ public record EngineSettings(
     int maxBacklog,
     SlowCalls circuitSlowCalls) {
 
+  /** @throws InvalidSettingException naming the first setting refused ({@link EngineSetting} checks each) */
   public EngineSettings {
-    if (nodeId == null || nodeId.isBlank() || nodeId.length() > 200) {
-      throw new InvalidInputException("nodeId", "must be 1 to 200 characters");
-    }
-    positive("pollInterval", pollInterval);
-    positive("lookAhead", lookAhead);
-    positive("nodeTimeout", nodeTimeout);
-    if (nodeTimeout.toMillis() < 200) {
-      throw new InvalidInputException("nodeTimeout", "must be at least 200 ms, was " + nodeTimeout.toMillis() + " ms");
-    }
-    positive("deliveryTimeout", deliveryTimeout);
-    positive("shutdownTimeout", shutdownTimeout);
-    positive("historyRetention", historyRetention);
-    positive("housekeepingInterval", housekeepingInterval);
-    atLeastOne("claimBatch", claimBatch);
-    atLeastOne("maxHeld", maxHeld);
-    atLeastOne("maxConcurrentDeliveries", maxConcurrentDeliveries);
-    atLeastOne("maxConcurrentPerReceiver", maxConcurrentPerReceiver);
-    atLeastOne("writeBatch", writeBatch);
-    atLeastOne("maxPayloadBytes", maxPayloadBytes);
-    atLeastOne("circuitFailureThreshold", circuitFailureThreshold);
-    positive("circuitOpenFor", circuitOpenFor);
+    EngineSetting.NODE_ID.check(nodeId);
+    EngineSetting.POLL_INTERVAL.check(pollInterval);
+    EngineSetting.LOOK_AHEAD.check(lookAhead);
+    EngineSetting.NODE_TIMEOUT.check(nodeTimeout);
+    EngineSetting.DELIVERY_TIMEOUT.check(deliveryTimeout);
+    EngineSetting.SHUTDOWN_TIMEOUT.check(shutdownTimeout);
+    EngineSetting.HISTORY_RETENTION.check(historyRetention);
+    EngineSetting.HOUSEKEEPING_INTERVAL.check(housekeepingInterval);
+    EngineSetting.CLAIM_BATCH.check(claimBatch);
+    EngineSetting.MAX_HELD.check(maxHeld);
+    EngineSetting.MAX_CONCURRENT_DELIVERIES.check(maxConcurrentDeliveries);
+    EngineSetting.MAX_CONCURRENT_PER_RECEIVER.check(maxConcurrentPerReceiver);
+    EngineSetting.WRITE_BATCH.check(writeBatch);
+    EngineSetting.MAX_PAYLOAD_BYTES.check(maxPayloadBytes);
+    EngineSetting.CIRCUIT_FAILURE_THRESHOLD.check(circuitFailureThreshold);
+    EngineSetting.CIRCUIT_OPEN_FOR.check(circuitOpenFor);
+    EngineSetting.ONLY_DEFINITIONS.check(definitions);
+    EngineSetting.ONLY_SHARDS.check(shards);
     definitions = java.util.Set.copyOf(definitions);
     shards = java.util.Set.copyOf(shards);
-    for (int s : shards) {
-      if (s < 0 || s >= dev.herald.spi.Shards.COUNT) {
-        throw new InvalidInputException("shards", "shard " + s + " is outside 0.." + (dev.herald.spi.Shards.COUNT - 1));
-      }
-    }
-    if (maxBacklog < 0) {
-      throw new InvalidInputException("maxBacklog", "must be >= 0 (0 for no limit), was " + maxBacklog);
-    }
+    EngineSetting.MAX_BACKLOG.check(maxBacklog);
     circuitSlowCalls = circuitSlowCalls == null ? SlowCalls.DEFAULT : circuitSlowCalls;
   }
 
@@ -95,23 +86,5 @@ public record EngineSettings(
   /** Whether this node delivers notices of {@code definition} in {@code shard}. */
   public boolean handles(String definition, int shard) {
     return (definitions.isEmpty() || definitions.contains(definition)) && (shards.isEmpty() || shards.contains(shard));
-  }
-
-  /** The longest setting accepted: ten years (the engine adds settings to instants stored as epoch millis). */
-  private static final Duration LONGEST = Duration.ofDays(3650);
-
-  private static void positive(String field, Duration d) {
-    if (d == null || d.isNegative() || d.isZero()) {
-      throw new InvalidInputException(field, "must be a positive duration, was " + d);
-    }
-    if (d.compareTo(LONGEST) > 0) {
-      throw new InvalidInputException(field, "must be at most " + LONGEST.toDays() + " days, was " + d);
-    }
-  }
-
-  private static void atLeastOne(String field, int n) {
-    if (n < 1) {
-      throw new InvalidInputException(field, "must be >= 1, was " + n);
-    }
   }
 }

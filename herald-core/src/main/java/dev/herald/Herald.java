@@ -257,6 +257,7 @@ public final class Herald implements AutoCloseable {
     private final Map<String, NoticeHandler> handlers = new LinkedHashMap<>();
     private final List<Channel> channels = new ArrayList<>();
     private final List<HeraldListener> listeners = new ArrayList<>();
+    private final List<dev.herald.spi.OptionOwner> optionOwners = new ArrayList<>();
     private String nodeId;
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration lookAhead = Duration.ofSeconds(5);
@@ -358,6 +359,12 @@ public final class Herald implements AutoCloseable {
 
     public Builder channel(Channel channel) {
       channels.add(channel);
+      return this;
+    }
+
+    /** A part besides the channels that reads definition options (a server's {@code alert.*}): see {@link dev.herald.spi.OptionOwner}. */
+    public Builder optionOwner(dev.herald.spi.OptionOwner owner) {
+      optionOwners.add(owner);
       return this;
     }
 
@@ -556,7 +563,7 @@ public final class Herald implements AutoCloseable {
         List<HeraldListener> observers = new ArrayList<>(listeners);
         observers.addFirst(new FailureLog()); // failures show in the log without a listener of one's own
         DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, observers, random,
-            new dev.herald.engine.Tracing(traceContext, attemptObserver));
+            new dev.herald.engine.Tracing(traceContext, attemptObserver), optionOwners);
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }

@@ -80,13 +80,13 @@ public record NoticeDefinition(
     if (maxInterval != null && (maxInterval.isNegative() || maxInterval.isZero()
         || maxInterval.compareTo(RetrySchedule.MAX_DELAY) > 0)) {
       throw new InvalidInputException("maxInterval", "must be positive and at most "
-          + RetrySchedule.MAX_DELAY.toDays() + " days, was " + maxInterval);
+          + RetrySchedule.MAX_DELAY.toDays() + " days, was " + EngineSetting.shown(maxInterval));
     }
     Objects.requireNonNull(alertPolicy, "alertPolicy");
     if (confirmTimeout == null || confirmTimeout.isNegative() || confirmTimeout.isZero()
         || confirmTimeout.compareTo(RetrySchedule.MAX_DELAY) > 0) {
       throw new InvalidInputException("confirmTimeout", "must be positive and at most "
-          + RetrySchedule.MAX_DELAY.toDays() + " days, was " + confirmTimeout);
+          + RetrySchedule.MAX_DELAY.toDays() + " days, was " + EngineSetting.shown(confirmTimeout));
     }
     if (description != null && description.length() > 2000) {
       throw new InvalidInputException("description", "must be at most 2000 characters, was " + description.length());

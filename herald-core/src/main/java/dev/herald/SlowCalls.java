@@ -21,12 +21,8 @@ public record SlowCalls(Duration threshold, double rate, int window, int minimum
 
   /** @throws InvalidInputException naming {@code circuitSlowCalls.<component>} */
   public SlowCalls {
-    if (threshold == null || threshold.isNegative()) {
-      throw new InvalidInputException("circuitSlowCalls.threshold", "must be zero (off) or positive, was " + threshold);
-    }
-    if (!(rate > 0 && rate <= 1)) {
-      throw new InvalidInputException("circuitSlowCalls.rate", "must be above 0 and at most 1, was " + rate);
-    }
+    EngineSetting.CIRCUIT_SLOW_CALL_DURATION.check(threshold);
+    EngineSetting.CIRCUIT_SLOW_CALL_RATE.check(rate);
     if (window < 1 || window > 1000) {
       throw new InvalidInputException("circuitSlowCalls.window", "must be from 1 to 1000, was " + window);
     }

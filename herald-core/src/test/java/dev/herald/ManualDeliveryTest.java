@@ -443,7 +443,7 @@ class ManualDeliveryTest {
   void definitionsAreStoredListedAndUpdated() {
     NoticeDefinition changed = herald.definitions().find("ok").orElseThrow().toBuilder()
         .retry("exponential(base=1s, factor=3, cap=10m)").maxInterval(Duration.ofMinutes(5)).description("updated")
-        .option("timeout", "5s").option("expected-body", "success = yes")
+        .option("retry-on", "java.io.IOException").option("fail-on", "java.lang.IllegalStateException")
         .build();
     herald.definitions().save(changed);
     assertThat(herald.definitions().list()).extracting(NoticeDefinition::name)
@@ -451,7 +451,8 @@ class ManualDeliveryTest {
     assertThat(herald.definitions().find("ok")).contains(changed);
     assertThat(herald.definitions().list()).filteredOn(d -> d.name().equals("ok")).singleElement()
         .satisfies(d -> assertThat(d.options()).containsExactly(
-            java.util.Map.entry("expected-body", "success = yes"), java.util.Map.entry("timeout", "5s")));
+            java.util.Map.entry("fail-on", "java.lang.IllegalStateException"),
+            java.util.Map.entry("retry-on", "java.io.IOException")));
     assertThat(herald.definitions().delete("acked")).isTrue();
     assertThat(herald.definitions().find("acked")).isEmpty();
   }

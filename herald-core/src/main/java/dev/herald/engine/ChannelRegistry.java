@@ -11,7 +11,10 @@ import java.util.Map;
 final class ChannelRegistry {
   private final Map<String, Channel> byName = new LinkedHashMap<>();
 
-  ChannelRegistry(List<Channel> channels) {
+  private final OptionCheck options;
+
+  ChannelRegistry(List<Channel> channels, List<dev.herald.spi.OptionOwner> optionOwners) {
+    this.options = new OptionCheck(optionOwners);
     for (Channel c : channels) {
       if (byName.putIfAbsent(c.name(), c) != null) {
         throw new IllegalArgumentException("two channels named '" + c.name() + "'");
@@ -28,6 +31,7 @@ final class ChannelRegistry {
     if (c == null) {
       throw new InvalidInputException("channel", "no channel named '" + d.channel() + "' on this node; known: " + byName.keySet());
     }
+    options.check(d, c);
     c.validate(d);
   }
 

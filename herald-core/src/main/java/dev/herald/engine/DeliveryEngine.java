@@ -94,12 +94,19 @@ public final class DeliveryEngine {
 
   public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channelList,
       List<HeraldListener> listenerList, RandomGenerator random, Tracing tracing) {
+    this(settings, store, clock, channelList, listenerList, random, tracing, List.of());
+  }
+
+  /** @param optionOwners parts besides the channels that read definition options (a server's alerts) */
+  public DeliveryEngine(EngineSettings settings, NoticeStore store, Clock clock, List<Channel> channelList,
+      List<HeraldListener> listenerList, RandomGenerator random, Tracing tracing,
+      List<dev.herald.spi.OptionOwner> optionOwners) {
     this.settings = settings;
     this.store = store;
     this.clock = clock;
     java.util.function.BooleanSupplier running = this::isRunning;
     Listeners listeners = new Listeners(listenerList);
-    this.channels = new ChannelRegistry(channelList);
+    this.channels = new ChannelRegistry(channelList, optionOwners);
     this.definitions = new DefinitionCache(store, clock, channels);
     this.circuits = new ReceiverCircuits(clock, settings.circuitFailureThreshold(), settings.circuitOpenFor(),
         settings.circuitSlowCalls());

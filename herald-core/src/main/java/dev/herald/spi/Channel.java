@@ -34,6 +34,16 @@ public interface Channel extends AutoCloseable {
     validateTarget(definition.target());
   }
 
+  /**
+   * The options a definition of this channel may set. When it declares any, saving a definition
+   * refuses a key that neither it nor an {@link OptionOwner} declares ("did you mean"), and checks
+   * each value's type, before {@link #validate}. A channel that declares none is left to check its
+   * options itself in {@link #validate}.
+   */
+  default java.util.List<DefinitionOption> options() {
+    return java.util.List.of();
+  }
+
   /** {@link #maxConcurrentPerReceiver}: this channel sets no limit of its own. */
   int NO_LIMIT_OF_ITS_OWN = 0;
 

@@ -54,7 +54,7 @@ class DefinitionCacheTest {
 
   private DefinitionCache cache() {
     return new DefinitionCache(store(), new SettableClock(Instant.parse("2026-01-01T00:00:00Z")),
-        new ChannelRegistry(List.of(new LocalChannel(Map.of("h", ctx -> DeliveryResult.delivered())))));
+        new ChannelRegistry(List.of(new LocalChannel(Map.of("h", ctx -> DeliveryResult.delivered()))), List.of()));
   }
 
   private static NoticeDefinition target(String name, String handler) {

@@ -6,7 +6,6 @@ import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.Ordering;
 import dev.herald.schedule.RetrySchedule;
-import dev.herald.server.alerts.AlertOptions;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
 import java.time.Duration;
@@ -151,7 +150,6 @@ class DefinitionsController {
 
   private NoticeDefinition save(NoticeDefinition d) {
     try {
-      AlertOptions.refuseUnknown(d);
       alertTargets.check(d);
       return herald.definitions().save(secrets.seal(d));
     } catch (InvalidInputException e) {

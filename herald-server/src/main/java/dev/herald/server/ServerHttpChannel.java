@@ -21,12 +21,14 @@ public final class ServerHttpChannel implements Channel {
 
   private final HttpChannel http;
   private final DefinitionSecrets secrets;
+  private final java.util.List<dev.herald.spi.DefinitionOption> declared;
   /** Per definition name, the opened copy of the stored object last seen (the channel caches by identity). */
   private final Map<String, Opened> opened = new ConcurrentHashMap<>();
 
   ServerHttpChannel(HttpChannel http, DefinitionSecrets secrets) {
     this.http = http;
     this.secrets = secrets;
+    this.declared = optionsOf(http);
   }
 
   /** The webhook channel itself: endpoints, rates, the SSRF check of URLs. */
@@ -66,6 +68,19 @@ public final class ServerHttpChannel implements Channel {
   @Override
   public void validateTarget(String target) {
     http.validateTarget(target);
+  }
+
+  /** The webhook channel's options and {@code callback-origins}, which the server reads. */
+  @Override
+  public java.util.List<dev.herald.spi.DefinitionOption> options() {
+    return declared;
+  }
+
+  private static java.util.List<dev.herald.spi.DefinitionOption> optionsOf(HttpChannel http) {
+    java.util.List<dev.herald.spi.DefinitionOption> out = new java.util.ArrayList<>(http.options());
+    out.add(dev.herald.spi.DefinitionOption.text(CallbackOrigins.OPTION,
+        "origins, separated by spaces, where its notices' own callback URLs may point"));
+    return java.util.List.copyOf(out);
   }
 
   @Override

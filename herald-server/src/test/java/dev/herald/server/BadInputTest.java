@@ -220,9 +220,13 @@ class BadInputTest extends ServerTest {
         .formatted(name) + " \"colour\": \"red\"}}"), "options.colour",
         "unknown option of channel http; the known ones are timeout, expected-body, secrets");
     assertThat(admin.get("/api/v1/definitions/" + name).status()).isEqualTo(404);
+    assertInvalid(admin.post("/api/v1/definitions", "{\"name\": \"%s\", \"options\": {\"max-concurency\": \"4\"}}"
+        .formatted(name)), "options.max-concurency", "did you mean 'max-concurrency'?");
+    assertThat(admin.get("/api/v1/definitions/" + name).status()).isEqualTo(404);
     assertInvalid(admin.post("/api/v1/definitions", "{\"name\": \"%s\", \"options\": {\"alert.emial\":"
         .formatted(unique("d")) + " \"ops@example.com\"}}"), "options.alert.emial",
-        "unknown alert option; the known ones are alert.email, alert.webhook, alert.recovered");
+        "unknown option of alerts; did you mean 'alert.email'? the known ones are alert.email, alert.webhook,"
+            + " alert.recovered");
     assertInvalid(admin.post("/api/v1/definitions", "{\"name\": \"%s\", \"options\": {\"alert.recovered\":"
         .formatted(unique("d")) + " \"yes\"}}"), "options.alert.recovered", "must be true or false");
     String existing = define("colour", "\"options\": {\"timeout\": \"5s\"}");

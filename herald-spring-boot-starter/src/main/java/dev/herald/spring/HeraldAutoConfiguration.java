@@ -1,6 +1,5 @@
 package dev.herald.spring;
 
-import dev.herald.AlertPolicy;
 import dev.herald.Herald;
 import dev.herald.HeraldListener;
 import dev.herald.InvalidInputException;
@@ -190,6 +189,7 @@ public class HeraldAutoConfiguration {
       applySettings(b);
       handlers.values().forEach(h -> b.handler(h.name(), h.handler()));
       channels.values().forEach(b::channel);
+      beanFactory.getBeansOfType(dev.herald.spi.OptionOwner.class).values().forEach(b::optionOwner);
       listeners.forEach(b::listener);
       for (HeraldCustomizer c : customizers) {
         try {
@@ -225,10 +225,10 @@ public class HeraldAutoConfiguration {
         herald.definitions().save(d.definition());
       } catch (InvalidInputException e) {
         String property = d.origin().startsWith("herald.")
-            ? d.origin() + propertyOf(e.field(), d.definition())
+            ? d.origin() + DefinitionProperties.propertyOf(e.field(), d.definition())
             : d.origin() + ", field " + e.field();
         throw new HeraldConfigurationException(property, "definition '" + d.definition().name() + "': "
-            + springWording(e.reason()), "Fix " + property + ".", e);
+            + e.reason(), "Fix " + property + ".", e);
       }
     }
 
@@ -268,65 +268,18 @@ public class HeraldAutoConfiguration {
       }
     }
 
-    /** The engine settings' field names, as the core names them in its complaints. */
-    private static final Set<String> SETTINGS = Set.of("nodeId", "pollInterval", "lookAhead", "nodeTimeout", "claimBatch",
-        "maxHeld", "maxConcurrentDeliveries", "maxConcurrentPerReceiver", "deliveryTimeout", "writeBatch", "shutdownTimeout", "historyRetention",
-        "housekeepingInterval", "maxPayloadBytes", "circuitFailureThreshold", "circuitOpenFor", "circuitSlowCalls.threshold", "circuitSlowCalls.rate", "definitions",
-        "shards", "maxBacklog");
-
-    /** A core complaint at build time: about an engine setting (named as its property), or anything else. */
+    /**
+     * A core complaint at build time: about an engine setting (named by the core, shown as its
+     * property), or anything else.
+     */
     private static HeraldConfigurationException settingFailure(InvalidInputException e) {
-      if (!SETTINGS.contains(e.field())) {
+      if (!(e instanceof dev.herald.InvalidSettingException s)) {
         return new HeraldConfigurationException("Herald's configuration (properties, beans and HeraldCustomizers)",
             e.getMessage(), "Check the definitions, channels, handlers and HeraldCustomizer beans.", e);
       }
-      String field = switch (e.field()) {
-        case "definitions" -> "onlyDefinitions";
-        case "shards" -> "onlyShards";
-        case "circuitSlowCalls.threshold" -> "circuitSlowCallDuration";
-        case "circuitSlowCalls.rate" -> "circuitSlowCallRate";
-        default -> e.field();
-      };
-      String property = "herald." + kebab(field);
-      return new HeraldConfigurationException(property, springWording(e.reason()),
+      String property = "herald." + s.setting().property();
+      return new HeraldConfigurationException(property, e.reason(),
           "Fix " + property + " (or the HeraldCustomizer that sets it).", e);
-    }
-
-    private static final java.util.regex.Pattern ISO_DURATION =
-        java.util.regex.Pattern.compile("-?PT(?:-?[0-9]+H)?(?:-?[0-9]+M)?(?:-?[0-9]+(?:\\.[0-9]+)?S)?");
-    private static final java.util.regex.Pattern SETTING = java.util.regex.Pattern.compile("\\b("
-        + String.join("|", SETTINGS) + ")\\b");
-
-    /**
-     * A core complaint in the words of properties: settings named as {@code herald.look-ahead} rather
-     * than {@code lookAhead}, durations as {@code 5s} rather than {@code PT5S}.
-     */
-    static String springWording(String reason) {
-      String durations = ISO_DURATION.matcher(reason).replaceAll(m -> {
-        try {
-          return java.util.regex.Matcher.quoteReplacement(shortForm(java.time.Duration.parse(m.group())));
-        } catch (java.time.DateTimeException e) {
-          return java.util.regex.Matcher.quoteReplacement(m.group());
-        }
-      });
-      return SETTING.matcher(durations).replaceAll(m -> "herald." + kebab(switch (m.group(1)) {
-        case "definitions" -> "onlyDefinitions";
-        case "shards" -> "onlyShards";
-        default -> m.group(1);
-      }));
-    }
-
-    /** {@code 5s}, {@code 500ms}, {@code 2m}, {@code 1h}, {@code 30d}: the largest unit that is exact. */
-    static String shortForm(java.time.Duration d) {
-      long ms = d.toMillis();
-      long[] sizes = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
-      String[] units = {"d", "h", "m", "s"};
-      for (int i = 0; i < sizes.length; i++) {
-        if (ms != 0 && ms % sizes[i] == 0) {
-          return ms / sizes[i] + units[i];
-        }
-      }
-      return ms == 0 ? "0s" : ms + "ms";
     }
 
     static String kebab(String camel) {
@@ -359,7 +312,7 @@ public class HeraldAutoConfiguration {
               + before.origin(), "Declare each definition on one handler; other handlers take other definitions.");
         }
         try {
-          fromProperties(name, h.definition().settings()); // what the annotation says, checked on its own
+          DefinitionProperties.fromProperties(name, h.definition().settings()); // what the annotation says, checked on its own
         } catch (HeraldConfigurationException e) {
           throw new HeraldConfigurationException(h.origin(), "definition '" + name + "': "
               + e.getMessage().replace("herald.definitions." + name + ".", ""), "Fix the annotation's attribute.", e);
@@ -368,11 +321,11 @@ public class HeraldAutoConfiguration {
       Map<String, Declared> out = new LinkedHashMap<>();
       properties.getDefinitions().forEach((name, d) -> {
         HandlerBeans.Found h = onHandlers.remove(name);
-        HeraldProperties.Definition merged = h == null ? d : overridden(h.definition().settings(), d);
-        Declared decl = new Declared(fromProperties(name, merged), "herald.definitions." + name);
+        HeraldProperties.Definition merged = h == null ? d : DefinitionProperties.overridden(h.definition().settings(), d);
+        Declared decl = new Declared(DefinitionProperties.fromProperties(name, merged), "herald.definitions." + name);
         out.put(decl.definition().name(), decl);
       });
-      onHandlers.forEach((name, h) -> out.put(name, new Declared(fromProperties(name, h.definition().settings()),
+      onHandlers.forEach((name, h) -> out.put(name, new Declared(DefinitionProperties.fromProperties(name, h.definition().settings()),
           h.origin() + ", definition '" + name + "'")));
       beanFactory.getBeansOfType(NoticeDefinition.class).forEach((beanName, d) -> {
         Declared before = out.putIfAbsent(d.name(), new Declared(d, "NoticeDefinition bean '" + beanName + "'"));
@@ -383,91 +336,6 @@ public class HeraldAutoConfiguration {
         }
       });
       return out;
-    }
-
-    /** A definition declared on a handler, with the settings its properties give instead. */
-    static HeraldProperties.Definition overridden(HeraldProperties.Definition base, HeraldProperties.Definition over) {
-      HeraldProperties.Definition d = new HeraldProperties.Definition();
-      boolean delivery = over.getHandler() != null || over.getChannel() != null || over.getTarget() != null;
-      HeraldProperties.Definition where = delivery ? over : base;
-      d.setHandler(where.getHandler());
-      d.setChannel(where.getChannel());
-      d.setTarget(where.getTarget());
-      d.setRetry(first(over.getRetry(), base.getRetry()));
-      d.setMaxAttempts(first(over.getMaxAttempts(), base.getMaxAttempts()));
-      d.setMaxInterval(first(over.getMaxInterval(), base.getMaxInterval()));
-      d.setAlert(first(over.getAlert(), base.getAlert()));
-      d.setConfirmRequired(first(over.getConfirmRequired(), base.getConfirmRequired()));
-      d.setConfirmTimeout(first(over.getConfirmTimeout(), base.getConfirmTimeout()));
-      d.setDescription(first(over.getDescription(), base.getDescription()));
-      d.setOrdering(first(over.getOrdering(), base.getOrdering()));
-      Map<String, String> options = new LinkedHashMap<>(base.getOptions());
-      options.putAll(over.getOptions());
-      d.setOptions(options);
-      return d;
-    }
-
-    private static <T> T first(T preferred, T fallback) {
-      return preferred != null ? preferred : fallback;
-    }
-
-    static NoticeDefinition fromProperties(String name, HeraldProperties.Definition d) {
-      String prefix = "herald.definitions." + name;
-      try {
-        NoticeDefinition.Builder b = NoticeDefinition.builder(name);
-        if (d.getHandler() != null) {
-          if (d.getChannel() != null || d.getTarget() != null) {
-            throw new HeraldConfigurationException(prefix + ".handler",
-                "give either handler or channel and target, not both",
-                "Use handler for an in-process handler bean, or channel and target for another channel.");
-          }
-          b.handler(d.getHandler());
-        } else if (d.getTarget() != null) {
-          b.channel(d.getChannel() != null ? d.getChannel() : NoticeDefinition.LOCAL_CHANNEL, d.getTarget());
-        } else {
-          throw new HeraldConfigurationException(prefix, "says nowhere to deliver",
-              "Set " + prefix + ".handler to a handler bean's name, or " + prefix + ".channel and "
-                  + prefix + ".target.");
-        }
-        set(d.getRetry(), b::retry);
-        set(d.getMaxAttempts(), b::maxAttempts);
-        set(d.getMaxInterval(), b::maxInterval);
-        if (d.getAlert() != null) {
-          b.alert(AlertPolicy.parse(d.getAlert()));
-        }
-        set(d.getConfirmRequired(), b::confirmRequired);
-        set(d.getConfirmTimeout(), b::confirmTimeout);
-        set(d.getDescription(), b::description);
-        if (d.getOrdering() != null) {
-          b.ordered(dev.herald.Ordering.parse(d.getOrdering()));
-        }
-        d.getOptions().forEach(b::option);
-        return b.build();
-      } catch (InvalidInputException e) {
-        String property = prefix + propertyOf(e.field(), d);
-        throw new HeraldConfigurationException(property, springWording(e.reason()), "Fix " + property + ".", e);
-      }
-    }
-
-    private static String propertyOf(String field, NoticeDefinition d) {
-      HeraldProperties.Definition p = new HeraldProperties.Definition();
-      if (d.channel().equals(NoticeDefinition.LOCAL_CHANNEL)) {
-        p.setHandler(d.target());
-      }
-      return propertyOf(field, p);
-    }
-
-    /** The definition property behind a core field name such as {@code retrySchedule.factor}. */
-    private static String propertyOf(String field, HeraldProperties.Definition d) {
-      String head = field.contains(".") ? field.substring(0, field.indexOf('.')) : field;
-      return switch (head) {
-        case "name" -> "";
-        case "retrySchedule" -> ".retry";
-        case "alertPolicy" -> ".alert";
-        case "options" -> field.contains(".") ? ".options[" + field.substring(field.indexOf('.') + 1) + "]" : ".options";
-        case "target" -> d.getHandler() != null ? ".handler" : ".target";
-        default -> "." + kebab(head);
-      };
     }
 
     private Map<String, Channel> channelBeans() {

@@ -4,7 +4,6 @@ import java.beans.PropertyDescriptor;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,12 +32,22 @@ final class UnknownProperties {
   /**
    * Keys that Herald's optional parts read when they are present: the channel modules' settings
    * (their auto-configuration backs off without the module) and the metrics switch. Their absence is
-   * not a typo in Herald's own keys, so they are left alone like another bean's prefix.
+   * not a typo in Herald's own keys, so they are left alone like another bean's prefix. Each part
+   * contributes its prefix where it is declared: a properties class's {@code @ConfigurationProperties},
+   * the metrics auto-configuration's switch.
    */
-  private static final List<ConfigurationPropertyName> OPTIONAL_PARTS = List.of(
-      ConfigurationPropertyName.of("herald.http"), ConfigurationPropertyName.of("herald.mail"),
-      ConfigurationPropertyName.of("herald.amqp"),
-      ConfigurationPropertyName.of("herald.kafka"), ConfigurationPropertyName.of("herald.metrics"));
+  private static final List<ConfigurationPropertyName> OPTIONAL_PARTS = java.util.stream.Stream.concat(
+      java.util.stream.Stream.of(HttpChannelProperties.class, MailChannelProperties.class, AmqpChannelProperties.class,
+          KafkaChannelProperties.class).map(UnknownProperties::prefixOf),
+      java.util.stream.Stream.of(HeraldMetricsAutoConfiguration.class.getAnnotation(
+          org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty.class).name()[0])
+          .map(switchName -> switchName.substring(0, switchName.lastIndexOf('.'))))
+      .map(ConfigurationPropertyName::of).toList();
+
+  private static String prefixOf(Class<?> properties) {
+    ConfigurationProperties cp = properties.getAnnotation(ConfigurationProperties.class);
+    return !cp.prefix().isEmpty() ? cp.prefix() : cp.value();
+  }
 
   private UnknownProperties() {}
 
@@ -91,9 +100,7 @@ final class UnknownProperties {
       String prefix = name.chop(index).toString();
       String written = name.getElement(index, Form.DASHED);
       List<String> known = properties.values().stream().map(d -> kebab(d.getName())).toList();
-      return Optional.of(known.stream()
-          .filter(k -> distance(k, written) <= Math.max(2, written.length() / 3))
-          .min(Comparator.comparingInt(k -> distance(k, written)))
+      return Optional.of(dev.herald.DidYouMean.closest(written, known)
           .map(k -> prefix + "." + k)
           .orElse("one of " + prefix + "." + known));
     }
@@ -133,23 +140,4 @@ final class UnknownProperties {
     return HeraldAutoConfiguration.HeraldFactory.kebab(camel);
   }
 
-  /** Levenshtein distance. */
-  static int distance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-      }
-      int[] swap = prev;
-      prev = cur;
-      cur = swap;
-    }
-    return prev[b.length()];
-  }
 }

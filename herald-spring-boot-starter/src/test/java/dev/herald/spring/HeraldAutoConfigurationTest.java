@@ -151,7 +151,7 @@ class HeraldAutoConfigurationTest {
     runner().withPropertyValues(
         "herald.node-id=node-7", "herald.poll-interval=250ms", "herald.look-ahead=PT2S", "herald.node-timeout=4s",
         "herald.claim-batch=50", "herald.max-held=500", "herald.max-concurrent-deliveries=8",
-        "herald.delivery-timeout=20s", "herald.write-batch=20", "herald.shutdown-timeout=3s",
+        "herald.max-concurrent-per-receiver=12", "herald.delivery-timeout=20s", "herald.write-batch=20", "herald.shutdown-timeout=3s",
         "herald.history-retention=7d", "herald.housekeeping-interval=1m", "herald.max-payload-bytes=2048",
         "herald.circuit-failure-threshold=3", "herald.circuit-open-for=10s",
         "herald.circuit-slow-call-duration=2s", "herald.circuit-slow-call-rate=0.8",
@@ -165,6 +165,7 @@ class HeraldAutoConfigurationTest {
           assertThat(s.claimBatch()).isEqualTo(50);
           assertThat(s.maxHeld()).isEqualTo(500);
           assertThat(s.maxConcurrentDeliveries()).isEqualTo(8);
+          assertThat(s.maxConcurrentPerReceiver()).isEqualTo(12);
           assertThat(s.deliveryTimeout()).isEqualTo(Duration.ofSeconds(20));
           assertThat(s.writeBatch()).isEqualTo(20);
           assertThat(s.shutdownTimeout()).isEqualTo(Duration.ofSeconds(3));
@@ -192,7 +193,7 @@ class HeraldAutoConfigurationTest {
         "herald.definitions.order-paid.confirm-required=true",
         "herald.definitions.order-paid.confirm-timeout=PT90S",
         "herald.definitions.order-paid.description=tell the merchant",
-        "herald.definitions.order-paid.options.note=kept as given",
+        "herald.definitions.order-paid.options.retry-on=java.io.IOException",
         "herald.definitions[daily.figures].channel=local",
         "herald.definitions[daily.figures].target=inbox").run(ctx -> {
           assertThat(ctx).hasNotFailed();
@@ -207,7 +208,7 @@ class HeraldAutoConfigurationTest {
           assertThat(paid.confirmRequired()).isTrue();
           assertThat(paid.confirmTimeout()).isEqualTo(Duration.ofSeconds(90));
           assertThat(paid.description()).isEqualTo("tell the merchant");
-          assertThat(paid.options()).containsEntry("note", "kept as given");
+          assertThat(paid.options()).containsEntry("retry-on", "java.io.IOException");
           NoticeDefinition figures = herald.definitions().find("daily.figures").orElseThrow();
           assertThat(figures.target()).isEqualTo("inbox");
           assertThat(figures.maxAttempts()).as("core default").isEqualTo(NoticeDefinition.DEFAULT_MAX_ATTEMPTS);

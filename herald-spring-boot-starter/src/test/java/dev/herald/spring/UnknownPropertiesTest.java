@@ -75,7 +75,7 @@ class UnknownPropertiesTest {
   @Test
   void everyFormOfAKnownKeyIsAccepted() {
     runner().withPropertyValues("herald.pollInterval=2s", "herald.max_held=100", "herald.only-definitions[0]=order-placed",
-            "herald.definitions.order-placed.options.anything-goes=1", "herald.definitions.order-placed.maxAttempts=3",
+            "herald.definitions.order-placed.options.retry-on=java.io.IOException", "herald.definitions.order-placed.maxAttempts=3",
             "herald.health.max-dead=5", "herald.health.status=DEGRADED")
         .run(ctx -> assertThat(ctx).hasNotFailed());
   }

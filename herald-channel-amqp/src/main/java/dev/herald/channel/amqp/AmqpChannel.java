@@ -67,6 +67,10 @@ public final class AmqpChannel implements Channel {
 
   static final String OPTION_BROKER = "broker";
   static final String OPTION_CONFIRM_TIMEOUT = "confirm-timeout";
+  /** Every option this channel reads. */
+  static final List<dev.herald.spi.DefinitionOption> OPTIONS = List.of(
+      dev.herald.spi.DefinitionOption.text(OPTION_BROKER, "the broker's name, when the channel has more than one"),
+      dev.herald.spi.DefinitionOption.duration(OPTION_CONFIRM_TIMEOUT, "how long to wait for the broker's confirm"));
   /** How often overdue confirms are looked for: a confirm timeout is kept to within this. */
   private static final long SWEEP_MILLIS = 50;
 
@@ -169,6 +173,12 @@ public final class AmqpChannel implements Channel {
   @Override
   public void validateTarget(String target) {
     AmqpTarget.parse(target, "target");
+  }
+
+  /** Options {@code broker} and {@code confirm-timeout}; the engine refuses others at save. */
+  @Override
+  public List<dev.herald.spi.DefinitionOption> options() {
+    return OPTIONS;
   }
 
   /**

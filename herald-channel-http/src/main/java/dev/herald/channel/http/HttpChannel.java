@@ -137,17 +137,21 @@ public final class HttpChannel implements Channel {
     }
   }
 
+  /** The options a definition may set (see the README's table); the engine refuses others at save. */
+  @Override
+  public List<dev.herald.spi.DefinitionOption> options() {
+    return HttpOptions.DECLARED;
+  }
+
   /**
-   * Checks a whole definition: its target and its HTTP options ({@code timeout}, {@code
-   * expected-body}, {@code secrets}, {@code max-retry-after}, {@code max-concurrency}). The engine
-   * checks only the target when a definition is saved; bad options are reported in the attempt log
-   * of every attempt (nothing is sent) until the definition is fixed.
+   * Checks a whole definition when it is saved: its target and its HTTP options' values (the engine
+   * has refused undeclared keys before). A definition stored with a bad one reports it in the attempt
+   * log of every attempt (nothing is sent) until it is fixed.
    *
    * @throws InvalidInputException naming {@code target} or {@code options.<key>}
    */
   public void validate(NoticeDefinition definition) {
     validateTarget(definition.target());
-    HttpOptions.refuseUnknown(definition);
     HttpOptions options = HttpOptions.of(definition, defaultTimeout, maxConcurrencyPerEndpoint, secretOpener);
     if (options.oauth2() != null) {
       try {

@@ -3,9 +3,9 @@ package dev.herald.channel.http;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.schedule.DurationText;
+import dev.herald.spi.DefinitionOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * A definition's HTTP options, read and checked.
@@ -45,13 +45,24 @@ record HttpOptions(
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
 
-  /** Options under this prefix belong to the definition's alerts (read by the server), not to the channel. */
-  static final String NOT_MINE = "alert.";
-
-  /** Every option this channel reads; a definition that sets another is refused when it is saved. */
-  static final List<String> KNOWN = java.util.stream.Stream.of(List.of(TIMEOUT, EXPECTED_BODY, SECRETS,
-      MAX_RETRY_AFTER, MAX_CONCURRENCY, MAX_RATE, FALLBACK_TARGETS, FAILOVER_AFTER), TlsIdentity.OPTIONS,
-      OAuth2Client.OPTIONS).flatMap(List::stream).toList();
+  /**
+   * Every option this channel reads, with its type: a definition that sets another is refused when it
+   * is saved (by the engine, with the closest of these), and a value of the wrong type names its option.
+   */
+  static final List<DefinitionOption> DECLARED = java.util.stream.Stream.of(List.of(
+      DefinitionOption.duration(TIMEOUT, "limit on the whole exchange, request to last body byte"),
+      DefinitionOption.text(EXPECTED_BODY, "the body a 2xx must carry (trimmed)"),
+      DefinitionOption.text(SECRETS, "space-separated whsec_<base64 key> signing secrets"),
+      DefinitionOption.duration(MAX_RETRY_AFTER, "cap on a receiver's Retry-After"),
+      DefinitionOption.wholeNumber(MAX_CONCURRENCY, 1, 10_000, "requests in flight to the endpoint"),
+      DefinitionOption.text(MAX_RATE, "requests per period to the endpoint: 100/s, 6000/m, 5/10s"),
+      DefinitionOption.text(FALLBACK_TARGETS, "fail-over URLs after the target, separated by spaces"),
+      DefinitionOption.wholeNumber(FAILOVER_AFTER, 1, 1000, "failed attempts on a target before the next one"),
+      DefinitionOption.family(HEADER, "a header sent with every request"),
+      DefinitionOption.family(SECRET_HEADER, "a header sent with every request, masked in the attempt log")),
+      TlsIdentity.OPTIONS.stream().map(k -> DefinitionOption.text(k, "mutual TLS: client certificate, key, trusted CAs")).toList(),
+      OAuth2Client.OPTIONS.stream().map(k -> DefinitionOption.text(k, "OAuth 2.0 client credentials")).toList())
+      .flatMap(List::stream).toList();
 
   /**
    * Whether an option's value is a secret: masked wherever it is shown, and sealed at rest where a
@@ -63,21 +74,6 @@ record HttpOptions(
     return key.equals(SECRETS) || key.startsWith(SECRET_HEADER) || key.equals(TlsIdentity.SECRET_KEY)
         || key.equals(TlsIdentity.SECRET_KEY_STORE) || key.equals(TlsIdentity.KEY_STORE_PASSWORD)
         || key.equals(OAuth2Client.CLIENT_SECRET);
-  }
-
-  /**
-   * Refuses options this channel does not read: a misspelt one would otherwise be stored and silently
-   * ignored. Only when a definition is saved, so that one stored before an option was retired still delivers.
-   *
-   * @throws InvalidInputException naming {@code options.<key>}
-   */
-  static void refuseUnknown(NoticeDefinition d) {
-    for (String key : new TreeSet<>(d.options().keySet())) {
-      if (!KNOWN.contains(key) && !key.startsWith(NOT_MINE) && !key.startsWith(HEADER) && !key.startsWith(SECRET_HEADER)) {
-        throw new InvalidInputException("options." + key, "unknown option of channel http; the known ones are "
-            + String.join(", ", KNOWN) + ", " + HEADER + "<name>, " + SECRET_HEADER + "<name>");
-      }
-    }
   }
 
   /**

@@ -77,6 +77,9 @@ public final class KafkaChannel implements Channel {
   public static final String HEADER_TRACEPARENT = "traceparent";
 
   static final String OPTION_KEY_PATH = "key-path";
+  /** Every option this channel reads. */
+  static final java.util.List<dev.herald.spi.DefinitionOption> OPTIONS = java.util.List.of(
+      dev.herald.spi.DefinitionOption.text(OPTION_KEY_PATH, "dotted path into the JSON payload whose value is the record key"));
   private static final int MAX_TOPIC_LENGTH = 249;
   private static final java.util.regex.Pattern TOPIC = java.util.regex.Pattern.compile("[A-Za-z0-9._-]+");
   /** How long a topic counts as known to the producer after its last ack (its metadata stays 5 min unused). */
@@ -139,6 +142,12 @@ public final class KafkaChannel implements Channel {
   @Override
   public void validateTarget(String target) {
     topic(target, "target");
+  }
+
+  /** Option {@code key-path}; the engine refuses others at save. */
+  @Override
+  public java.util.List<dev.herald.spi.DefinitionOption> options() {
+    return OPTIONS;
   }
 
   /**

@@ -168,6 +168,12 @@ public final class MailChannel implements Channel {
     MailOptions.addresses(target, "target");
   }
 
+  /** Options {@code subject}, {@code text}, {@code html}, {@code cc}, {@code from}; the engine refuses others at save. */
+  @Override
+  public java.util.List<dev.herald.spi.DefinitionOption> options() {
+    return MailOptions.DECLARED;
+  }
+
   /**
    * Checks a whole definition: recipients, {@code subject}, a body, {@code cc}, {@code from} (or
    * the channel's) and the placeholders' syntax.

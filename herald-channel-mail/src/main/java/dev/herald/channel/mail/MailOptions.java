@@ -20,6 +20,13 @@ record MailOptions(InternetAddress[] cc, InternetAddress from, Template subject,
   static final String SUBJECT = "subject";
   static final String TEXT = "text";
   static final String HTML = "html";
+  /** Every option this channel reads. */
+  static final java.util.List<dev.herald.spi.DefinitionOption> DECLARED = java.util.List.of(
+      dev.herald.spi.DefinitionOption.text(SUBJECT, "the subject, with {{placeholders}}; required"),
+      dev.herald.spi.DefinitionOption.text(TEXT, "the plain-text body, with {{placeholders}}"),
+      dev.herald.spi.DefinitionOption.text(HTML, "the HTML body, with {{placeholders}} (escaped)"),
+      dev.herald.spi.DefinitionOption.text(CC, "comma-separated addresses"),
+      dev.herald.spi.DefinitionOption.text(FROM, "the sender, instead of the channel's"));
 
   /** @throws InvalidInputException naming {@code options.<key>} */
   static MailOptions of(NoticeDefinition d) {

@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
 record ExceptionStrategy(List<String> failOn, List<String> retryOn) {
   static final String FAIL_ON = "fail-on";
   static final String RETRY_ON = "retry-on";
+  static final List<dev.herald.spi.DefinitionOption> OPTIONS = List.of(
+      dev.herald.spi.DefinitionOption.text(FAIL_ON, "exception class names that fail a notice for good (DEAD at once)"),
+      dev.herald.spi.DefinitionOption.text(RETRY_ON, "exception class names retried even when fail-on lists a supertype"));
   static final ExceptionStrategy NONE = new ExceptionStrategy(List.of(), List.of());
   private static final Pattern CLASS_NAME =
       Pattern.compile("[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*(\\.[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*)*");

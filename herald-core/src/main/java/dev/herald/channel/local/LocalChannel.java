@@ -68,6 +68,12 @@ public final class LocalChannel implements Channel {
     }
   }
 
+  /** Options {@code fail-on} and {@code retry-on}: the definition's exception strategy. */
+  @Override
+  public java.util.List<dev.herald.spi.DefinitionOption> options() {
+    return ExceptionStrategy.OPTIONS;
+  }
+
   /** Refuses a definition whose {@code fail-on} or {@code retry-on} option is not a list of class names. */
   @Override
   public void validate(dev.herald.NoticeDefinition definition) {

@@ -14,6 +14,12 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(AlertProperties.class)
 class AlertConfiguration {
 
+  /** Declares the alert.* options; the starter registers it with Herald, which checks them at save. */
+  @Bean
+  AlertOptions alertOptions() {
+    return new AlertOptions();
+  }
+
   @Bean(destroyMethod = "")
   MailAlertChannel mailAlertChannel(AlertProperties properties) {
     return new MailAlertChannel(properties);

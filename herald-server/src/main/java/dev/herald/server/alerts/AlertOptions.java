@@ -1,39 +1,39 @@
 package dev.herald.server.alerts;
 
-import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
+import dev.herald.spi.DefinitionOption;
+import dev.herald.spi.OptionOwner;
 import java.util.List;
-import java.util.Locale;
-import java.util.TreeSet;
 
-/** A definition's {@code alert.*} options: where its alerts go, and whether a recovery is told. */
-public final class AlertOptions {
+/**
+ * A definition's {@code alert.*} options, whatever its channel: where its alerts go, and whether a
+ * recovery is told. Registered with the engine (a bean the starter hands to Herald), which refuses
+ * at save an {@code alert.*} key not declared here, naming the closest one (a misspelt one would be
+ * stored and ignored, and the alert would go nowhere), and an {@code alert.recovered} that is not a
+ * boolean. The addresses themselves are checked per tenant by {@code AlertTargets}.
+ */
+public final class AlertOptions implements OptionOwner {
   static final String EMAIL = "alert.email";
   static final String WEBHOOK = "alert.webhook";
   static final String RECOVERED = "alert.recovered";
-  /** Every {@code alert.*} option the server reads. */
-  static final List<String> KNOWN = List.of(EMAIL, WEBHOOK, RECOVERED);
+  private static final List<DefinitionOption> DECLARED = List.of(
+      DefinitionOption.text(EMAIL, "addresses (comma-separated) told of the definition's alerts"),
+      DefinitionOption.text(WEBHOOK, "a URL sent the definition's alerts as signed webhooks"),
+      DefinitionOption.bool(RECOVERED, "whether a success after alerts is told as \"recovered\""));
 
-  private AlertOptions() {}
+  @Override
+  public String name() {
+    return "alerts";
+  }
 
-  /**
-   * Refuses an {@code alert.*} option the server does not read (a misspelt one would be stored and
-   * silently ignored, and the alert would go nowhere), and an {@code alert.recovered} that is not a
-   * boolean. Other options belong to the channel, which checks them.
-   *
-   * @throws InvalidInputException naming {@code options.<key>}
-   */
-  public static void refuseUnknown(NoticeDefinition d) {
-    for (String key : new TreeSet<>(d.options().keySet())) {
-      if (key.startsWith("alert.") && !KNOWN.contains(key)) {
-        throw new InvalidInputException("options." + key, "unknown alert option; the known ones are "
-            + String.join(", ", KNOWN));
-      }
-    }
-    String recovered = d.option(RECOVERED, null);
-    if (recovered != null && !List.of("true", "false").contains(recovered.strip().toLowerCase(Locale.ROOT))) {
-      throw new InvalidInputException("options." + RECOVERED, "must be true or false, was '" + recovered + "'");
-    }
+  @Override
+  public String namespace() {
+    return "alert.";
+  }
+
+  @Override
+  public List<DefinitionOption> options() {
+    return DECLARED;
   }
 
   static boolean recovered(NoticeDefinition d) {

@@ -1,0 +1,45 @@
+package dev.herald.channel.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.herald.Herald;
+import dev.herald.InvalidInputException;
+import dev.herald.NoticeDefinition;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The channel's declared options: a misspelt one is refused when its definition is saved, naming it
+ * and the option meant, and changes nothing; the valid ones are saved as given.
+ */
+class KafkaOptionsTest {
+  @TempDir Path dir;
+
+  @Test
+  void aMisspeltOptionIsRefusedAtSaveWithTheOptionMeant() {
+    try (Herald herald = Herald.builder().h2File(dir.resolve("h")).channel(KafkaChannel.builder().bootstrapServers("127.0.0.1:1").build()).build()) {
+      NoticeDefinition good = NoticeDefinition.builder("d").channel("kafka", "orders").option("key-path", "order.id").build();
+      herald.definitions().save(good);
+
+      assertThatThrownBy(() -> herald.definitions().save(good.toBuilder().option("keypath", "order.id").build()))
+          .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+            assertThat(e.field()).isEqualTo("options.keypath");
+            assertThat(e.reason()).startsWith("unknown option of channel kafka; did you mean 'key-path'? the known ones are ");
+          });
+      assertThat(herald.definitions().list()).containsExactly(good);
+      assertThat(herald.definitions().find("d")).contains(good);
+    }
+  }
+
+  @Test
+  void theReadmeDocumentsEveryDeclaredOption() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    try (var channel = KafkaChannel.builder().bootstrapServers("127.0.0.1:1").build()) {
+      assertThat(channel.options()).isNotEmpty().allSatisfy(o -> assertThat(readme)
+          .as("README.md documents option " + o.shown()).contains("`" + o.shown() + "`"));
+    }
+  }
+}
