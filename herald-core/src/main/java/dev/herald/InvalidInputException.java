@@ -1,22 +1,32 @@
 package dev.herald;
 
 /**
- * Input that Herald refuses. Names the offending field (a dotted path such as {@code payload} or
+ * Input that Herald refuses. Names the offending field (a {@link FieldPath} such as {@code payload} or
  * {@code definition.retrySchedule}) and says why; nothing was written.
  */
 public class InvalidInputException extends HeraldException {
-  private final String field;
+  private final FieldPath path;
   private final String reason;
 
-  public InvalidInputException(String field, String reason) {
-    super(field + ": " + reason);
-    this.field = field;
+  public InvalidInputException(FieldPath path, String reason) {
+    super(path + ": " + reason);
+    this.path = path;
     this.reason = reason;
   }
 
-  /** The path of the offending field, e.g. {@code payload}. */
+  /** @param field the dotted path of the offending field, read by {@link FieldPath#parse} */
+  public InvalidInputException(String field, String reason) {
+    this(FieldPath.parse(field), reason);
+  }
+
+  /** The path of the offending field in its dotted form, e.g. {@code payload} or {@code notices[1].payload}. */
   public String field() {
-    return field;
+    return path.toString();
+  }
+
+  /** The path of the offending field, for an adapter to render in its own shape. */
+  public FieldPath path() {
+    return path;
   }
 
   /** Why the value was refused, without the field name. */

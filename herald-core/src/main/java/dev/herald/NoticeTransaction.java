@@ -42,12 +42,20 @@ public final class NoticeTransaction {
 
   /** Writes several notices; if one is invalid, none is written. */
   public List<Notice> enqueueAll(List<NoticeRequest> requests) {
+    return enqueueAllResults(requests).stream().map(EnqueueResult::notice).toList();
+  }
+
+  /**
+   * Writes several notices, as {@link #enqueueAll}, and says for each whether it was created now or
+   * existed already under its idempotency key (as the store answered the insert).
+   */
+  public List<EnqueueResult> enqueueAllResults(List<NoticeRequest> requests) {
     if (ended) {
       throw new IllegalStateException("this notice transaction has ended");
     }
     List<DeliveryEngine.Enqueued> batch = engine.write(connection, requests, true);
     written.addAll(batch);
-    return batch.stream().map(DeliveryEngine.Enqueued::notice).toList();
+    return batch.stream().map(e -> new EnqueueResult(e.notice(), e.created())).toList();
   }
 
   /**

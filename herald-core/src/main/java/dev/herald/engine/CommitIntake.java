@@ -3,6 +3,7 @@ package dev.herald.engine;
 import static dev.herald.engine.Ownership.PROVISIONAL;
 
 import dev.herald.EngineSettings;
+import dev.herald.FieldPath;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.Ordering;
@@ -29,6 +30,9 @@ import java.util.function.IntSupplier;
  * adopted and fired from memory ({@link #committed}), or given back after a rollback.
  */
 final class CommitIntake {
+  /** What errors call a list of requests: {@code notices[2].payload} is the third one's payload. */
+  private static final FieldPath BATCH = FieldPath.of("notices");
+
   private final EngineSettings settings;
   private final Clock clock;
   private final NoticeStore store;
@@ -70,7 +74,7 @@ final class CommitIntake {
     }
     List<NoticeRow> rows = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
-      rows.add(intake.newRow(requests.get(i), requests.size() == 1 ? "" : "notices[" + i + "]."));
+      rows.add(intake.newRow(requests.get(i), requests.size() == 1 ? FieldPath.ROOT : BATCH.at(i)));
     }
     List<Enqueued> out = new ArrayList<>(rows.size());
     try {

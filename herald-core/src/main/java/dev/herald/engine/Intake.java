@@ -1,5 +1,6 @@
 package dev.herald.engine;
 
+import dev.herald.FieldPath;
 import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
@@ -39,59 +40,58 @@ final class Intake {
   /**
    * Validates and builds the row, unowned and PENDING.
    *
-   * @param prefix the path of the request in the caller's input, e.g. {@code notices[3].}; empty for one
+   * @param at the path of the request in the caller's input, e.g. {@code notices[3]}; {@link FieldPath#ROOT} for one
    */
-  NoticeRow newRow(NoticeRequest r, String prefix) {
+  NoticeRow newRow(NoticeRequest r, FieldPath at) {
     if (r == null) {
-      throw new InvalidInputException(prefix.isEmpty() ? "request" : prefix.substring(0, prefix.length() - 1),
-          "must not be null");
+      throw new InvalidInputException(at.isRoot() ? FieldPath.of("request") : at, "must not be null");
     }
     if (r.definition() == null || r.definition().isBlank()) {
-      throw new InvalidInputException(prefix + "definition", "must not be blank");
+      throw new InvalidInputException(at.then("definition"), "must not be blank");
     }
-    NoticeDefinition def = definitions.require(r.definition(), prefix + "definition");
+    NoticeDefinition def = definitions.require(r.definition(), at.then("definition").toString());
     if (r.target() != null) {
       if (r.target().isBlank() || r.target().length() > 2000) {
-        throw new InvalidInputException(prefix + "target", "must be 1 to 2000 characters");
+        throw new InvalidInputException(at.then("target"), "must be 1 to 2000 characters");
       }
-      definitions.validateTarget(def.channel(), r.target(), prefix + "target");
+      definitions.validateTarget(def.channel(), r.target(), at.then("target").toString());
     }
-    checkPayload(r.payload(), prefix + "payload");
+    checkPayload(r.payload(), at.then("payload").toString());
     if (r.description() != null && r.description().length() > Transitions.MAX_DESCRIPTION) {
-      throw new InvalidInputException(prefix + "description",
+      throw new InvalidInputException(at.then("description"),
           "must be at most " + Transitions.MAX_DESCRIPTION + " characters, was " + r.description().length());
     }
     if (r.idempotencyKey() != null && (r.idempotencyKey().isBlank() || r.idempotencyKey().length() > MAX_KEY)) {
-      throw new InvalidInputException(prefix + "idempotencyKey", "must be 1 to " + MAX_KEY + " characters");
+      throw new InvalidInputException(at.then("idempotencyKey"), "must be 1 to " + MAX_KEY + " characters");
     }
     if (r.shardKey() != null && (r.shardKey().isBlank() || r.shardKey().length() > MAX_KEY)) {
-      throw new InvalidInputException(prefix + "shardKey", "must be 1 to " + MAX_KEY + " characters");
+      throw new InvalidInputException(at.then("shardKey"), "must be 1 to " + MAX_KEY + " characters");
     }
     if (r.orderingKey() != null) {
       if (r.orderingKey().isBlank() || r.orderingKey().length() > MAX_KEY) {
-        throw new InvalidInputException(prefix + "orderingKey", "must be 1 to " + MAX_KEY + " characters");
+        throw new InvalidInputException(at.then("orderingKey"), "must be 1 to " + MAX_KEY + " characters");
       }
       if (!def.ordering().ordered()) {
-        throw new InvalidInputException(prefix + "orderingKey", "definition " + def.name()
+        throw new InvalidInputException(at.then("orderingKey"), "definition " + def.name()
             + " is not ordered; give it an ordering (wait or skip) to deliver notices in order per key");
       }
     }
     if (r.traceparent() != null && !Traceparent.isValid(r.traceparent())) {
-      throw new InvalidInputException(prefix + "traceparent",
+      throw new InvalidInputException(at.then("traceparent"),
           "must be a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lower case, ids not all"
               + " zeros");
     }
     if (r.delay() != null && r.delay().isNegative()) {
-      throw new InvalidInputException(prefix + "delay", "must not be negative, was " + r.delay());
+      throw new InvalidInputException(at.then("delay"), "must not be negative, was " + r.delay());
     }
     // Times are stored in whole milliseconds; round the fire time up so that a notice never fires early.
     Instant now = Instant.ofEpochMilli(clock.millis());
     Instant fireAt;
     if (r.fireAt() != null) {
-      fireAt = storable(r.fireAt(), prefix + "fireAt");
+      fireAt = storable(r.fireAt(), at.then("fireAt").toString());
     } else if (r.delay() != null) {
       if (r.delay().compareTo(Duration.between(now, LATEST)) > 0) {
-        throw new InvalidInputException(prefix + "delay", "must end by " + LATEST + ", was " + r.delay());
+        throw new InvalidInputException(at.then("delay"), "must end by " + LATEST + ", was " + r.delay());
       }
       fireAt = ceilMillis(now.plus(r.delay()));
     } else {

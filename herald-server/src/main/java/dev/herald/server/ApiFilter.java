@@ -128,8 +128,7 @@ final class ApiFilter extends OncePerRequestFilter {
 
   private static void logLine(HttpServletRequest request, HttpServletResponse response, long t0) {
     int status = response.getStatus();
-    // the demo receiver's 5xx are planned (herald.server.demo), not the server failing
-    boolean failed = status >= 500 && !request.getRequestURI().startsWith("/demo/receiver/");
+    boolean failed = status >= 500 && !PlannedFailures.marked(request);
     if (!(log.isDebugEnabled() || failed)) {
       return;
     }

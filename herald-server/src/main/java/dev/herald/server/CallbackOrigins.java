@@ -102,7 +102,7 @@ final class CallbackOrigins {
     String from;
     String to;
     try {
-      from = HttpChannel.endpointOf(current.strip().split("\\s+")[0]);
+      from = HttpChannel.endpointOf(CallbackTargets.read(current).callbackUrl());
       to = HttpChannel.endpointOf(newUrl.strip());
     } catch (InvalidInputException e) {
       return;

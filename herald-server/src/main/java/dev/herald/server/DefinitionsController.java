@@ -185,10 +185,7 @@ class DefinitionsController {
         throw ApiException.invalid("channel", "the server has no in-process handlers; use http, mail, amqp or kafka");
       }
       String target = JsonInput.text(in, "", "target");
-      if (target == null) {
-        target = Views.PER_NOTICE_TARGET; // each notice gives its callbackUrl
-      }
-      NoticeDefinition.Builder b = NoticeDefinition.builder(name).channel(channel, target);
+      NoticeDefinition.Builder b = NoticeDefinition.builder(name).channel(channel, PerNoticeTarget.stored(target));
       String retry = JsonInput.text(in, "", "retry");
       if (retry != null) {
         b.retry(RetrySchedule.parse(retry, "retry"));
@@ -248,7 +245,7 @@ class DefinitionsController {
   /** The built-in definition of direct callbacks, created at the first start and left alone afterwards. */
   static NoticeDefinition callbackDefinition(ServerProperties p) {
     return NoticeDefinition.builder(p.getCallbackDefinition())
-        .channel("http", Views.PER_NOTICE_TARGET)
+        .channel("http", PerNoticeTarget.stored(null))
         .retry(RetrySchedule.parse(p.getCallbackRetry(), "herald.server.callback-retry"))
         .maxAttempts(p.getCallbackMaxAttempts())
         .description("Direct callbacks: notices that give a callbackUrl and no definition (document 002).")

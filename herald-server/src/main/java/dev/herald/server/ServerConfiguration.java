@@ -14,9 +14,6 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 /** The server's beans: the webhook channel (picked up by the starter), tokens, the filter and role check. */
 @Configuration(proxyBeanMethods = false)
 class ServerConfiguration implements WebMvcConfigurer {
-  /** The HTTP channel's circuit threshold in demo mode, unless set. */
-  static final int DEMO_CIRCUIT_FAILURE_THRESHOLD = 50;
-
   /** The server's tables, migrated: beans that read them at start depend on this. */
   record Migrated() {}
 
@@ -48,17 +45,15 @@ class ServerConfiguration implements WebMvcConfigurer {
 
   /** Herald closes its channels when it stops, so the context does not. */
   @Bean(destroyMethod = "")
-  ServerHttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings, ServerProperties server,
-      org.springframework.core.env.Environment environment, DefinitionSecrets secrets, ConfirmCapability capability) {
+  ServerHttpChannel httpChannel(HttpChannelProperties p, EndpointSettings settings,
+      DefinitionSecrets secrets, ConfirmCapability capability,
+      org.springframework.beans.factory.ObjectProvider<WebhookAdjustment> adjustments) {
     java.util.List<String> allow = new java.util.ArrayList<>(p.getAllow().stream().map(String::strip)
         .filter(s -> !s.isEmpty()).toList());
     int circuitThreshold = p.getCircuitFailureThreshold();
-    if (server.isDemo()) {
-      allow.add("127.0.0.1"); // the demo's receiver is this server itself
-      if (!environment.containsProperty("herald.http.circuit-failure-threshold")) {
-        // its three receivers share one origin: a few failures in a row must not pause them all
-        circuitThreshold = DEMO_CIRCUIT_FAILURE_THRESHOLD;
-      }
+    for (WebhookAdjustment a : adjustments.orderedStream().toList()) {
+      allow.addAll(a.allow());
+      circuitThreshold = a.circuitFailureThreshold().orElse(circuitThreshold);
     }
     HttpChannel http = HttpChannel.builder()
         .allowPrivateNetworks(p.isAllowPrivateNetworks())

@@ -114,7 +114,7 @@ public final class TenantEndpoints {
       return out;
     }
     for (String u : (d.target() + " " + d.options().getOrDefault("fallback-targets", "")).strip().split("\\s+")) {
-      if (!u.isBlank() && !u.equals(Views.PER_NOTICE_TARGET)) {
+      if (!u.isBlank() && !PerNoticeTarget.is(u)) {
         try {
           out.add(HttpChannel.endpointOf(u));
         } catch (InvalidInputException e) {

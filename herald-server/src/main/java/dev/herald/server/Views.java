@@ -20,11 +20,6 @@ import tools.jackson.databind.util.RawValue;
 final class Views {
   /** What a write-only option shows in every response. */
   static final String MASK = "********";
-  /**
-   * The target of definitions whose notices each give their own callbackUrl (such as the built-in
-   * {@code callback}). {@code .invalid} never resolves (RFC 2606), so nothing is ever sent there.
-   */
-  static final String PER_NOTICE_TARGET = "https://per-notice-callback-url.invalid/";
 
   private static final Pattern SECRET_KEY = Pattern.compile(".*(secret|password|token|credential|api-key|apikey).*");
 
@@ -54,14 +49,10 @@ final class Views {
     o.put("definition", n.definition());
     o.put("status", n.status().name());
     o.putRawValue("payload", new RawValue(n.payload()));
-    // a target with fail-over URLs is stored as the URLs separated by spaces
-    String[] urls = n.target() == null ? new String[] {null} : n.target().strip().split("\\s+");
-    o.put("callbackUrl", urls[0]);
-    if (urls.length > 1) {
-      ArrayNode fallbacks = o.putArray("fallbackUrls");
-      for (int i = 1; i < urls.length; i++) {
-        fallbacks.add(urls[i]);
-      }
+    CallbackTargets targets = CallbackTargets.read(n.target());
+    o.put("callbackUrl", targets.callbackUrl());
+    if (!targets.fallbackUrls().isEmpty()) {
+      targets.fallbackUrls().forEach(o.putArray("fallbackUrls")::add);
     }
     o.put("description", n.description());
     o.put("idempotencyKey", n.idempotencyKey());
@@ -99,7 +90,7 @@ final class Views {
     ObjectNode o = object();
     o.put("name", d.name());
     o.put("channel", d.channel());
-    o.put("target", PER_NOTICE_TARGET.equals(d.target()) ? null : d.target());
+    o.put("target", PerNoticeTarget.shown(d));
     o.put("retry", d.retrySchedule().text());
     o.put("maxAttempts", d.maxAttempts());
     o.put("maxInterval", duration(d.maxInterval()));

@@ -161,6 +161,38 @@ class NoticesApiTest extends ServerTest {
   }
 
   @Test
+  void createdComesFromTheStoreForEachItemOfABatch() {
+    String def = define("idem-batch", "\"target\": \"http://127.0.0.1:9/never\"");
+    String item = "{\"definition\":\"%s\",\"payload\":%d,\"delay\":\"1h\",\"idempotencyKey\":\"%s\"}";
+    TestServer.Resp first = admin.post("/api/v1/notices", "{\"notices\":[" + item.formatted(def, 1, "a") + "]}");
+    assertThat(first.status()).isEqualTo(201);
+    // a replayed key, a new one, and the new one again in the same request: only the second is created
+    TestServer.Resp mixed = admin.post("/api/v1/notices", "{\"notices\":[" + item.formatted(def, 1, "a") + ","
+        + item.formatted(def, 2, "b") + "," + item.formatted(def, 3, "b") + "]}");
+    assertThat(mixed.status()).as(mixed.toString()).isEqualTo(201);
+    JsonNode results = mixed.json().get("notices");
+    assertThat(results.get(0).get("created").asBoolean()).isFalse();
+    assertThat(results.get(0).get("id").asString()).isEqualTo(first.json().get("ids").get(0).asString());
+    assertThat(results.get(1).get("created").asBoolean()).isTrue();
+    assertThat(results.get(2).get("created").asBoolean()).as("the same key again in one request").isFalse();
+    assertThat(results.get(2).get("id").asString()).isEqualTo(results.get(1).get("id").asString());
+    assertThat(admin.get("/api/v1/notices?definition=" + def).json().get("items")).hasSize(2);
+  }
+
+  @Test
+  void anErrorTheEngineFindsInTheThirdItemNamesItAndWritesNothing() {
+    String def = define("engine-refusal", "\"target\": \"http://127.0.0.1:9/never\"");
+    String ok = "{\"definition\":\"%s\",\"payload\":1,\"delay\":\"1h\"}".formatted(def);
+    // ordering keys are checked by the engine against the definition, not by the server's parsing
+    TestServer.Resp refused = admin.post("/api/v1/notices", "{\"notices\":[" + ok + "," + ok + ","
+        + "{\"definition\":\"%s\",\"payload\":3,\"orderingKey\":\"k\"}]}".formatted(def));
+    assertThat(refused.status()).as(refused.toString()).isEqualTo(400);
+    assertThat(refused.field()).isEqualTo("notices[2].orderingKey");
+    assertThat(refused.text()).contains("is not ordered");
+    assertThat(admin.get("/api/v1/notices?definition=" + def).json().get("items")).as("nothing written").isEmpty();
+  }
+
+  @Test
   void searchFiltersAndPages() {
     String def = define("search", "\"target\": \"http://127.0.0.1:9/never\"");
     Instant before = Instant.now().minusSeconds(1);

@@ -1,5 +1,7 @@
 package dev.herald.server.demo;
 
+import dev.herald.server.PlannedFailures;
+import jakarta.servlet.http.HttpServletRequest;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -31,7 +33,9 @@ class DemoReceiver {
 
   @PostMapping("/demo/receiver/{kind}")
   ResponseEntity<String> receive(@PathVariable String kind, @RequestBody(required = false) String body,
-      @RequestHeader(name = "webhook-id", required = false) String id) throws InterruptedException {
+      @RequestHeader(name = "webhook-id", required = false) String id, HttpServletRequest request)
+      throws InterruptedException {
+    PlannedFailures.mark(request); // its 5xx answers are the demo's, not the server failing
     if (requests.size() > 100_000) {
       requests.clear(); // a demo's memory, not a record
     }
