@@ -43,6 +43,7 @@ public final class DatabaseFixture implements BeforeAllCallback, AfterEachCallba
   private int poolSize = 16;
   private String urlParameters = "";
   private final List<AutoCloseable> perTest = new ArrayList<>();
+  private DataSource current;
   private EmbeddedPostgres postgres;
   private Path h2Dir;
 
@@ -90,6 +91,14 @@ public final class DatabaseFixture implements BeforeAllCallback, AfterEachCallba
     }
   }
 
+  /** The current test's database: created by the first call in a test, the same one for the rest of it. */
+  public synchronized DataSource current() {
+    if (current == null) {
+      current = create();
+    }
+    return current;
+  }
+
   /** A fresh, empty database, its pool closed after the current test. */
   public synchronized DataSource create() {
     String name = "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
@@ -133,6 +142,7 @@ public final class DatabaseFixture implements BeforeAllCallback, AfterEachCallba
       }
     }
     perTest.clear();
+    current = null;
     if (first != null) {
       throw first;
     }

@@ -28,14 +28,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class H2ClusterStoreTest extends ClusterStoreContract {
   @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.h2();
 
-  private DataSource pool;
-
   @Override
   protected DataSource dataSource() {
-    if (pool == null) {
-      pool = DB.create();
-    }
-    return pool;
+    return DB.current();
   }
 
   @Test

@@ -7,14 +7,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class H2NoticeStoreTest extends NoticeReportsContract {
   @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.h2();
 
-  private DataSource pool;
-
-  /** Opened on first use: the contract's {@code @BeforeEach} runs before any of this class's. */
   @Override
   protected DataSource dataSource() {
-    if (pool == null) {
-      pool = DB.create();
-    }
-    return pool;
+    return DB.current();
   }
 }

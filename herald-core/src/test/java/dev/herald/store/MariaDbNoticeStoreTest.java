@@ -18,14 +18,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MariaDbNoticeStoreTest extends SkipLockedStoreContract {
   @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.mariaDb();
 
-  private DataSource pool;
-
   @Override
   protected DataSource dataSource() {
-    if (pool == null) {
-      pool = DB.create();
-    }
-    return pool;
+    return DB.current();
   }
 
   @Test

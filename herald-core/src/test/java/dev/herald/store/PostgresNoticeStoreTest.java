@@ -19,14 +19,9 @@ class PostgresNoticeStoreTest extends SkipLockedStoreContract {
   @RegisterExtension
   static final DatabaseFixture DB = DatabaseFixture.postgres().postgresParameters("reWriteBatchedInserts=true");
 
-  private DataSource pool;
-
   @Override
   protected DataSource dataSource() {
-    if (pool == null) {
-      pool = DB.create();
-    }
-    return pool;
+    return DB.current();
   }
 
   @Test
