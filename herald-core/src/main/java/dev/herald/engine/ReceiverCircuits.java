@@ -3,6 +3,7 @@ package dev.herald.engine;
 import dev.herald.DeliveryResult;
 import dev.herald.ReceiverState;
 import dev.herald.SlowCalls;
+import dev.herald.spi.CircuitBreaker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -85,7 +86,7 @@ public final class ReceiverCircuits {
         if (result.isDelivered() && !slow) {
           return null; // a quick success on a healthy receiver changes nothing
         }
-        c = new Circuit();
+        c = new Circuit(failureThreshold);
         added[0] = true;
       }
       if (result.isDelivered()) {
@@ -93,7 +94,7 @@ public final class ReceiverCircuits {
       } else if (result.outcome() == DeliveryResult.Outcome.RETRY && result.retryAfter() != null) {
         c.open(now, Math.max(openFor.toMillis(), result.retryAfter().toMillis()));
       } else {
-        c.failure(now, failureThreshold, openFor.toMillis());
+        c.failure(now, openFor.toMillis());
       }
       if (slowCalls.enabled()) {
         c.timed(slow, now, slowCalls, openFor.toMillis());
@@ -134,13 +135,12 @@ public final class ReceiverCircuits {
     return circuits.size();
   }
 
-  /** One receiver's state; synchronized because callers and the writer touch it together. */
+  /**
+   * One receiver's state: the shared {@link CircuitBreaker} (ramping up its probes) plus the slow-call
+   * window and the time of its last attempt; synchronized because callers and the writer touch it together.
+   */
   private static final class Circuit {
-    private int consecutiveFailures;
-    private long openUntil;
-    /** While half-open: let one call in every {@code stride}; halves with each success. */
-    private int stride = 1;
-    private long calls;
+    private final CircuitBreaker breaker;
     private long lastAttempt;
     /** The latest attempts since the first slow one, slow or not (a ring); null until one was slow. */
     private boolean[] recent;
@@ -148,9 +148,13 @@ public final class ReceiverCircuits {
     private int recentNext;
     private int slowInRecent;
 
+    Circuit(int failureThreshold) {
+      breaker = new CircuitBreaker(failureThreshold, CircuitBreaker.Probing.RAMP_UP);
+    }
+
     /** Closed without failures or slow attempts counted: the same as no circuit at all. */
     synchronized boolean healthy(long now) {
-      return consecutiveFailures == 0 && slowInRecent == 0 && state(now) == ReceiverState.CLOSED;
+      return breaker.consecutiveFailures() == 0 && slowInRecent == 0 && state(now) == ReceiverState.CLOSED;
     }
 
     /** Counts an attempt in the slow-call window; opens when the window's share of slow ones reaches the rate. */
@@ -186,47 +190,30 @@ public final class ReceiverCircuits {
     }
 
     synchronized ReceiverState state(long now) {
-      if (now < openUntil) {
-        return ReceiverState.OPEN;
-      }
-      return stride > 1 ? ReceiverState.HALF_OPEN : ReceiverState.CLOSED;
+      return ReceiverState.valueOf(breaker.state(now).name());
     }
 
     synchronized java.time.Instant openUntil(long now) {
-      return now < openUntil ? java.time.Instant.ofEpochMilli(openUntil) : null;
+      return breaker.state(now) == CircuitBreaker.State.OPEN ? java.time.Instant.ofEpochMilli(breaker.openUntil()) : null;
     }
 
     synchronized boolean allow(long now) {
-      return switch (state(now)) {
-        case OPEN -> false;
-        case CLOSED -> true;
-        case HALF_OPEN -> calls++ % stride == 0;
-      };
+      return breaker.admit(now) == CircuitBreaker.Admission.GO;
     }
 
     synchronized void success(long now) {
       lastAttempt = now;
-      consecutiveFailures = 0;
-      if (now >= openUntil && stride > 1) {
-        stride = Math.max(1, stride / 2);
-      }
+      breaker.success(now, false);
     }
 
-    synchronized void failure(long now, int threshold, long openMillis) {
+    synchronized void failure(long now, long openMillis) {
       lastAttempt = now;
-      consecutiveFailures++;
-      if (stride > 1 && now >= openUntil) {
-        open(now, openMillis); // a failed probe
-      } else if (consecutiveFailures >= threshold) {
-        open(now, openMillis);
-      }
+      breaker.failure(now, false, openMillis);
     }
 
     synchronized void open(long now, long millis) {
       lastAttempt = now;
-      openUntil = Math.max(openUntil, now + millis);
-      stride = 16; // probes first: 1 in 16, then 8, 4, 2, all
-      calls = 0;
+      breaker.open(now, millis);
     }
   }
 }

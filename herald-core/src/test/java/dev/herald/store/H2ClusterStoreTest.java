@@ -3,11 +3,9 @@ package dev.herald.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.herald.Herald;
 import dev.herald.spi.Claim;
 import dev.herald.spi.NoticeRow;
 import dev.herald.store.jdbc.ClaimStrategy;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,10 +17,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcConnectionPool;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link ClusterStoreContract} (the contract plus what nodes sharing a database need) on H2, which
@@ -30,25 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * another transaction is changing is waited for and then taken only if its version still matches.
  */
 class H2ClusterStoreTest extends ClusterStoreContract {
-  @TempDir Path dir;
-
-  private JdbcConnectionPool pool;
+  @RegisterExtension static final DatabaseFixture DB = DatabaseFixture.h2();
 
   @Override
   protected DataSource dataSource() {
-    if (pool == null) {
-      pool = JdbcConnectionPool.create(Herald.Builder.h2Url(dir.resolve("herald")), "sa", "");
-      pool.setMaxConnections(16);
-    }
-    return pool;
-  }
-
-  @AfterEach
-  void dispose() {
-    if (pool != null) {
-      pool.dispose();
-      pool = null;
-    }
+    return DB.current();
   }
 
   @Test
