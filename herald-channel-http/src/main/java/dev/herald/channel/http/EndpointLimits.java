@@ -1,6 +1,7 @@
 package dev.herald.channel.http;
 
 import dev.herald.InvalidInputException;
+import dev.herald.spi.ChannelBuilder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -9,11 +10,10 @@ import java.util.Map;
  * The endpoint protection half of {@link HttpChannel.Builder}: requests in flight and rate per
  * endpoint, the circuit breaker, disabling an endpoint that keeps failing, and forgetting quiet ones.
  */
-abstract sealed class EndpointLimits permits HttpChannel.Builder {
+abstract sealed class EndpointLimits extends ChannelBuilder<HttpChannel.Builder> permits HttpChannel.Builder {
   int maxConcurrencyPerEndpoint = 16;
   Rate defaultRate;
   final Map<Endpoint, Rate> endpointRates = new HashMap<>();
-  Duration busyDelay = Duration.ofMillis(200);
   int failureThreshold = 5;
   double failureRate = 0.5;
   int minimumCalls = 20;
@@ -26,7 +26,9 @@ abstract sealed class EndpointLimits permits HttpChannel.Builder {
   int endpointSoftCap = 10_000;
   Duration endpointIdleAfter = Duration.ofMinutes(10);
 
-  EndpointLimits() {}
+  EndpointLimits() {
+    super(HttpChannel.NAME);
+  }
 
   private HttpChannel.Builder self() {
     return (HttpChannel.Builder) this;
@@ -53,12 +55,6 @@ abstract sealed class EndpointLimits permits HttpChannel.Builder {
    */
   public HttpChannel.Builder maxRate(String url, String rate) {
     endpointRates.put(Target.parse(url).endpoint(), Rate.parse(rate, "maxRate"));
-    return self();
-  }
-
-  /** How long a delivery to a busy endpoint is deferred (plus up to half as much jitter); default 200ms. */
-  public HttpChannel.Builder busyDelay(Duration d) {
-    this.busyDelay = d;
     return self();
   }
 
@@ -127,7 +123,7 @@ abstract sealed class EndpointLimits permits HttpChannel.Builder {
 
   /** Names the first bad limit. */
   void checkLimits() {
-    positive("busyDelay", busyDelay);
+    positive("busyDelay", busyDelay());
     positive("circuitOpenFor", openFor);
     positive("circuitProbeWait", probeWait);
     positive("circuitFailureRate.window", rateWindow);

@@ -69,12 +69,12 @@ public final class HttpChannel implements Channel {
   private volatile boolean closed;
 
   private HttpChannel(Builder b) {
-    this.name = b.name;
+    this.name = b.name();
     this.policy = new TargetPolicy(b.allowPrivateNetworks, b.allowList, b.resolver);
     this.clock = b.clock;
-    this.health = new PeerHealth(b.name, PeerStatus.Kind.ENDPOINT, b.clock, b.failureThreshold, b.healthLogEvery);
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.ENDPOINT, b.clock, b.failureThreshold, b.healthLogEvery());
     this.endpoints = new Endpoints(b.circuitSettings(), b.clock, b.endpointSoftCap, b.endpointIdleAfter);
-    this.gate = new EndpointGate(endpoints, b.clock, b.busyDelay, b.defaultRate, b.endpointRates);
+    this.gate = new EndpointGate(endpoints, b.clock, b.busyDelay(), b.defaultRate, b.endpointRates);
     this.definitions = new DefinitionReader(b.defaultTimeout, b.maxConcurrencyPerEndpoint, b.secretOpener);
     this.transports = new Transports(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
         b.clientThreads);
@@ -284,14 +284,12 @@ public final class HttpChannel implements Channel {
 
   /** Settings of an HTTP channel; every one has a default. */
   public static final class Builder extends EndpointLimits {
-    private String name = NAME;
     private boolean allowPrivateNetworks;
     private final List<String> allowList = new ArrayList<>();
     private TargetPolicy.Resolver resolver = InetAddress::getAllByName;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration defaultTimeout = Duration.ofSeconds(10);
     private Clock clock = Clock.systemUTC();
-    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
     private String userAgent = "Herald-Webhooks/1";
     private int clientThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private SSLContext sslContext;
@@ -300,12 +298,6 @@ public final class HttpChannel implements Channel {
     private java.util.function.Function<Delivery, Map<String, String>> extraHeaders = d -> Map.of();
 
     private Builder() {}
-
-    /** The channel's name in definitions; default {@code http}. Two channels with different policies need two names. */
-    public Builder name(String channelName) {
-      this.name = channelName;
-      return this;
-    }
 
     /**
      * Lets targets reach loopback, private (RFC 1918, fc00::/7), link-local, unspecified and
@@ -342,15 +334,6 @@ public final class HttpChannel implements Channel {
     /** The whole exchange's time limit where a definition has no {@code timeout} option; default 10s. */
     public Builder defaultTimeout(Duration d) {
       this.defaultTimeout = d;
-      return this;
-    }
-
-    /** How often an endpoint still down is logged again (WARN, with the failed attempts since); 5m by default. */
-    public Builder healthLogEvery(Duration interval) {
-      if (interval == null || interval.isNegative() || interval.isZero()) {
-        throw new InvalidInputException("healthLogEvery", "must be positive, was " + interval);
-      }
-      this.healthLogEvery = interval;
       return this;
     }
 
@@ -423,6 +406,7 @@ public final class HttpChannel implements Channel {
       if (extraHeaders == null) {
         throw new InvalidInputException("extraHeaders", "must not be null");
       }
+      String name = name();
       if (name == null || !name.matches("[a-z][a-z0-9-]{0,49}")) {
         throw new InvalidInputException("name", "'" + name + "' must be a lower-case channel name such as http");
       }
