@@ -39,7 +39,7 @@ public abstract class BrokerIntake implements AutoCloseable {
     parked.incrementAndGet();
   }
 
-  /** Counts a refusal waited out; true for the first and then one in {@value #LOG_PAUSE_EVERY}: log those. */
+  /** Counts a refusal waited out; true for the first and then one in 50: log those. */
   protected final boolean countPause() {
     return pauses.getAndIncrement() % LOG_PAUSE_EVERY == 0;
   }
