@@ -242,8 +242,11 @@ public final class Herald implements AutoCloseable {
     return engine.purgeHistoryNow();
   }
 
-  /** Configures a Herald. Every setting has a default; {@link #build()} names the first bad one. */
-  public static final class Builder {
+  /**
+   * Configures a Herald: its database, definitions, handlers, channels and listeners here, the engine
+   * settings in {@link EngineTuning}. Every setting has a default; {@link #build()} names the first bad one.
+   */
+  public static final class Builder extends EngineTuning {
     private DataSource dataSource;
     private Path h2File;
     private String jdbcUrl;
@@ -258,31 +261,6 @@ public final class Herald implements AutoCloseable {
     private final List<Channel> channels = new ArrayList<>();
     private final List<HeraldListener> listeners = new ArrayList<>();
     private final List<dev.herald.spi.OptionOwner> optionOwners = new ArrayList<>();
-    private String nodeId;
-    private Duration pollInterval = Duration.ofSeconds(1);
-    private Duration lookAhead = Duration.ofSeconds(5);
-    private Duration nodeTimeout = Duration.ofSeconds(2);
-    private int claimBatch = 500;
-    private int maxHeld = 10_000;
-    private int maxConcurrentDeliveries = 1024;
-    private int maxConcurrentPerReceiver = 64;
-    private Duration deliveryTimeout = Duration.ofMinutes(5);
-    private int writeBatch = 1_000;
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
-    private Duration historyRetention = Duration.ofDays(30);
-    private Duration housekeepingInterval = Duration.ofMinutes(10);
-    private int maxPayloadBytes = 1 << 20;
-    private int circuitFailureThreshold = 5;
-    private Duration circuitOpenFor = Duration.ofSeconds(30);
-    /** As given; checked by {@link #build()}, which names a bad one. */
-    private record SlowCallsGiven(Duration threshold, double rate, int window, int minimumCalls) {}
-
-    private SlowCallsGiven circuitSlowCalls;
-    private java.util.Set<String> onlyDefinitions = java.util.Set.of();
-    private java.util.Set<Integer> onlyShards = java.util.Set.of();
-    private int maxBacklog;
-    private java.util.function.Supplier<String> traceContext;
-    private dev.herald.spi.AttemptObserver attemptObserver;
 
     private Builder() {}
 
@@ -373,181 +351,12 @@ public final class Herald implements AutoCloseable {
       return this;
     }
 
-    /**
-     * This node's name; unique among running nodes. Default: {@code embedded} on the embedded H2
-     * file (one process at a time), otherwise host name and process id. A node restarted with the
-     * same id takes back what it held at once; otherwise other nodes take it over once the dead
-     * node's heartbeat is {@link #nodeTimeout older than the node timeout}.
-     */
-    public Builder nodeId(String id) {
-      this.nodeId = id;
-      return this;
-    }
-
-    public Builder pollInterval(Duration d) {
-      this.pollInterval = d;
-      return this;
-    }
-
-    public Builder lookAhead(Duration d) {
-      this.lookAhead = d;
-      return this;
-    }
-
-    /**
-     * No longer used: a node now holds its notices while its heartbeat is fresh (see {@link
-     * #nodeTimeout}). Kept for one release so that existing code compiles; it changes nothing.
-     */
-    @Deprecated(forRemoval = true)
-    public Builder lease(Duration d) {
-      return this;
-    }
-
-    /**
-     * How long a node may go without a heartbeat before other nodes take over its notices (default
-     * 2 s; it beats every quarter of this). A node that cannot beat for three quarters of it starts
-     * no new attempt, so that it never delivers what another node has taken over.
-     */
-    public Builder nodeTimeout(Duration d) {
-      this.nodeTimeout = d;
-      return this;
-    }
-
-    public Builder claimBatch(int n) {
-      this.claimBatch = n;
-      return this;
-    }
-
-    public Builder maxHeld(int n) {
-      this.maxHeld = n;
-      return this;
-    }
-
-    /** Most attempts running at once on this node (default 1024): a bound on memory, not on any receiver. */
-    public Builder maxConcurrentDeliveries(int n) {
-      this.maxConcurrentDeliveries = n;
-      return this;
-    }
-
-    /**
-     * Most attempts running at once to one receiver (default 64) whose channel sets no limit of its
-     * own ({@link dev.herald.spi.Channel#maxConcurrentPerReceiver}): a handler, a mail server. More
-     * wait in that receiver's line, first come first served, without holding the timer or other
-     * receivers.
-     */
-    public Builder maxConcurrentPerReceiver(int n) {
-      this.maxConcurrentPerReceiver = n;
-      return this;
-    }
-
-    public Builder deliveryTimeout(Duration d) {
-      this.deliveryTimeout = d;
-      return this;
-    }
-
-    public Builder writeBatch(int n) {
-      this.writeBatch = n;
-      return this;
-    }
-
-    public Builder shutdownTimeout(Duration d) {
-      this.shutdownTimeout = d;
-      return this;
-    }
-
-    public Builder historyRetention(Duration d) {
-      this.historyRetention = d;
-      return this;
-    }
-
-    public Builder housekeepingInterval(Duration d) {
-      this.housekeepingInterval = d;
-      return this;
-    }
-
-    public Builder maxPayloadBytes(int n) {
-      this.maxPayloadBytes = n;
-      return this;
-    }
-
-    /** Consecutive failed attempts after which {@link Herald#deliverNow} stops delivering inline. */
-    public Builder circuitFailureThreshold(int n) {
-      this.circuitFailureThreshold = n;
-      return this;
-    }
-
-    /** How long an open receiver circuit defers inline delivery before probing again. */
-    /**
-     * Opens a receiver's sync-first circuit on rising response times too: when of its last {@code
-     * window} attempts (at least {@code minimumCalls}) a share of {@code rate} took {@code threshold}
-     * or longer. Default 10 s, 0.5, 20, 10; {@code Duration.ZERO} turns it off.
-     */
-    public Builder circuitSlowCalls(Duration threshold, double rate, int window, int minimumCalls) {
-      this.circuitSlowCalls = new SlowCallsGiven(threshold, rate, window, minimumCalls);
-      return this;
-    }
-
-    public Builder circuitOpenFor(Duration d) {
-      this.circuitOpenFor = d;
-      return this;
-    }
-
-    /** Node affinity: this node delivers only these definitions (others are left to other nodes). */
-    public Builder onlyDefinitions(java.util.Set<String> names) {
-      this.onlyDefinitions = names;
-      return this;
-    }
-
-    /** Node affinity: this node delivers only notices in these shards (0 to {@code Shards.COUNT - 1}). */
-    public Builder onlyShards(java.util.Set<Integer> shardSet) {
-      this.onlyShards = shardSet;
-      return this;
-    }
-
-    /** Flow control: refuse enqueue while more than this many notices are due and undelivered; 0 = no limit. */
-    public Builder maxBacklog(int n) {
-      this.maxBacklog = n;
-      return this;
-    }
-
-    /**
-     * Where a notice enqueued without a {@link NoticeRequest#traceparent} takes its trace context: the
-     * W3C {@code traceparent} of the current span on the enqueuing thread, or null for none (a value
-     * that is not a valid traceparent is ignored). {@code dev.herald.tracing.HeraldTracing#currentTraceparent}
-     * reads it from a Micrometer Tracing {@code Tracer}.
-     */
-    public Builder traceContext(java.util.function.Supplier<String> currentTraceparent) {
-      this.traceContext = currentTraceparent;
-      return this;
-    }
-
-    /**
-     * Watches every attempt: {@code dev.herald.tracing.AttemptObservations} makes each one a
-     * Micrometer Observation, child of the notice's trace, and sends its span as the traceparent.
-     */
-    public Builder attemptObserver(dev.herald.spi.AttemptObserver observer) {
-      this.attemptObserver = observer;
-      return this;
-    }
-
-    private dev.herald.SlowCalls slowCalls() {
-      if (circuitSlowCalls == null) {
-        return dev.herald.SlowCalls.DEFAULT;
-      }
-      SlowCallsGiven g = circuitSlowCalls;
-      return g.threshold() != null && g.threshold().isZero() ? dev.herald.SlowCalls.OFF
-          : new dev.herald.SlowCalls(g.threshold(), g.rate(), g.window(), g.minimumCalls());
-    }
-
     /** Validates the settings, migrates the schema and saves the declared definitions. Not started yet. */
     public Herald build() {
       // The embedded H2 file admits one process at a time, so its node id can be stable: a restart
       // then takes back what it held at once.
-      String node = nodeId != null ? nodeId : dataSource == null && jdbcUrl == null ? "embedded" : OwnedDatabase.defaultNodeId();
-      EngineSettings settings = new EngineSettings(node, pollInterval, lookAhead, nodeTimeout, claimBatch, maxHeld,
-          maxConcurrentDeliveries, maxConcurrentPerReceiver, deliveryTimeout, writeBatch, shutdownTimeout, historyRetention,
-          housekeepingInterval, maxPayloadBytes, circuitFailureThreshold, circuitOpenFor, onlyDefinitions, onlyShards,
-          maxBacklog, slowCalls());
+      String defaultNode = dataSource == null && jdbcUrl == null ? "embedded" : OwnedDatabase.defaultNodeId();
+      EngineSettings settings = engineSettings(defaultNode);
       OwnedDatabase db = OwnedDatabase.open(dataSource, h2File, jdbcUrl, jdbcUser, jdbcPassword, poolTuning);
       AutoCloseable pool = db.pool();
       DataSource ds = db.dataSource();
@@ -563,7 +372,7 @@ public final class Herald implements AutoCloseable {
         List<HeraldListener> observers = new ArrayList<>(listeners);
         observers.addFirst(new FailureLog()); // failures show in the log without a listener of one's own
         DeliveryEngine engine = new DeliveryEngine(settings, s, clock, all, observers, random,
-            new dev.herald.engine.Tracing(traceContext, attemptObserver), optionOwners);
+            tracing(), optionOwners);
         for (NoticeDefinition d : definitions) {
           engine.definitions().save(d);
         }

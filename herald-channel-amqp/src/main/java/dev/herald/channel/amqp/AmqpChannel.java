@@ -8,6 +8,7 @@ import dev.herald.NoticeDefinition;
 import dev.herald.spi.Completions;
 import dev.herald.schedule.DurationText;
 import dev.herald.spi.Channel;
+import dev.herald.spi.ChannelBuilder;
 import dev.herald.spi.Delivery;
 import dev.herald.spi.PeerStatus;
 import dev.herald.health.PeerHealth;
@@ -91,14 +92,14 @@ public final class AmqpChannel implements Channel {
   private volatile boolean closed;
 
   private AmqpChannel(Builder b) {
-    this.name = b.name;
+    this.name = b.name();
     this.confirmTimeout = b.confirmTimeout;
     this.maxInFlightPerBroker = b.maxInFlightPerBroker;
-    this.health = new PeerHealth(b.name, PeerStatus.Kind.BROKER, b.clock, 1, b.healthLogEvery);
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.BROKER, b.clock, 1, b.healthLogEvery());
     Map<String, BrokerPublisher> m = new LinkedHashMap<>();
     b.brokers.forEach((n, f) -> {
       health.register(n, address(f));
-      m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay, b.maxInFlightPerBroker,
+      m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay(), b.maxInFlightPerBroker,
           Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions, timer, b.clock, health));
     });
     this.brokers = Map.copyOf(m);
@@ -280,20 +281,19 @@ public final class AmqpChannel implements Channel {
   }
 
   /** Settings of an {@link AmqpChannel}; at least one broker is required. */
-  public static final class Builder {
-    private String name = NAME;
+  public static final class Builder extends ChannelBuilder<Builder> {
     private final Map<String, ConnectionFactory> brokers = new LinkedHashMap<>();
     private Duration confirmTimeout = Duration.ofSeconds(10);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration reconnectDelay = Duration.ofSeconds(1);
-    private Duration busyDelay = Duration.ofMillis(200);
     private int maxInFlightPerBroker = 1000;
     private int maxInFlightPerExchange = 500;
     private Clock clock = Clock.systemUTC();
     private Duration healthProbeInterval = Duration.ofSeconds(5);
-    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
 
-    private Builder() {}
+    private Builder() {
+      super(NAME);
+    }
 
     /**
      * How often a broker that is not connected is tried, so that its state is known without traffic
@@ -301,18 +301,6 @@ public final class AmqpChannel implements Channel {
      */
     public Builder healthProbeInterval(Duration interval) {
       this.healthProbeInterval = interval;
-      return this;
-    }
-
-    /** How often a broker still down is logged again (WARN, with the failed attempts since); 5m by default. */
-    public Builder healthLogEvery(Duration interval) {
-      this.healthLogEvery = interval;
-      return this;
-    }
-
-    /** The name definitions use; {@code amqp} by default. */
-    public Builder name(String name) {
-      this.name = name;
       return this;
     }
 
@@ -369,12 +357,6 @@ public final class AmqpChannel implements Channel {
       return this;
     }
 
-    /** How long a deferred delivery waits (broker busy or blocked); 200ms by default. */
-    public Builder busyDelay(Duration delay) {
-      this.busyDelay = delay;
-      return this;
-    }
-
     public Builder clock(Clock clock) {
       this.clock = clock;
       return this;
@@ -382,18 +364,16 @@ public final class AmqpChannel implements Channel {
 
     /** @throws InvalidInputException naming the bad setting */
     public AmqpChannel build() {
-      if (name == null || name.isBlank()) {
-        throw new InvalidInputException("name", "must not be blank");
-      }
+      checkName();
       if (brokers.isEmpty()) {
         throw new InvalidInputException("brokers", "at least one broker is required: .broker(\"main\", \"amqp://...\")");
       }
       positive(confirmTimeout, "confirmTimeout");
       positive(connectTimeout, "connectTimeout");
       positive(reconnectDelay, "reconnectDelay");
-      positive(busyDelay, "busyDelay");
+      positive(busyDelay(), "busyDelay");
       positive(healthProbeInterval, "healthProbeInterval");
-      positive(healthLogEvery, "healthLogEvery");
+      positive(healthLogEvery(), "healthLogEvery");
       if (maxInFlightPerBroker < 1) {
         throw new InvalidInputException("maxInFlightPerBroker", "must be at least 1, was " + maxInFlightPerBroker);
       }
@@ -408,12 +388,6 @@ public final class AmqpChannel implements Channel {
         f.setTopologyRecoveryEnabled(false);
       }
       return new AmqpChannel(this);
-    }
-
-    private static void positive(Duration d, String field) {
-      if (d == null || d.isNegative() || d.isZero()) {
-        throw new InvalidInputException(field, "must be positive, was " + d);
-      }
     }
   }
 }

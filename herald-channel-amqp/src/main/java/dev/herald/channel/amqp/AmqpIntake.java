@@ -13,6 +13,7 @@ import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
 import dev.herald.Traceparent;
+import dev.herald.intake.BrokerIntake;
 import dev.herald.intake.IntakeFormat;
 import dev.herald.intake.IntakeRetry;
 import dev.herald.intake.Refusals;
@@ -55,7 +56,7 @@ import org.slf4j.LoggerFactory;
  *     .start();
  * }</pre>
  */
-public final class AmqpIntake implements AutoCloseable {
+public final class AmqpIntake extends BrokerIntake {
   /** Header of a parked message: why it is not a notice. */
   public static final String HEADER_REASON = "x-herald-reason";
 
@@ -70,9 +71,6 @@ public final class AmqpIntake implements AutoCloseable {
   private final Duration pause;
   private final Duration recoveryInterval;
   private final Consumer<Notice> afterCommit;
-  private final AtomicLong taken = new AtomicLong();
-  private final AtomicLong parked = new AtomicLong();
-  private final AtomicLong pauses = new AtomicLong();
   private final AtomicLong consumerLosses = new AtomicLong();
   /** Guards the connection and channels: the keeper opens them, deliveries park through them. */
   private final Object lock = new Object();
@@ -243,7 +241,7 @@ public final class AmqpIntake implements AutoCloseable {
     try {
       NoticeRequest request = withTrace(format.decode(body, props.getMessageId()), props);
       notice = IntakeRetry.enqueue(herald, request, pause, () -> running && ch.isOpen(), why -> {
-        if (pauses.getAndIncrement() % 50 == 0) {
+        if (countPause()) {
           log.info("intake from '{}' paused: {}", queue, why.getMessage());
         }
       });
@@ -258,7 +256,7 @@ public final class AmqpIntake implements AutoCloseable {
     }
     afterCommit.accept(notice);
     ack(ch, deliveryTag);
-    taken.incrementAndGet();
+    countTaken();
   }
 
   private void ack(Channel ch, long deliveryTag) {
@@ -287,7 +285,7 @@ public final class AmqpIntake implements AutoCloseable {
           p.basicPublish("", parkingQueue, parkedProps, body);
           p.waitForConfirmsOrDie(10_000);
         }
-        parked.incrementAndGet();
+        countParked();
         if (why instanceof HeraldException) {
           log.warn("parked a message from '{}' in '{}': {}", queue, parkingQueue, reason);
         } else { // not a refusal Herald explains: the stack trace tells where it came from
@@ -311,21 +309,6 @@ public final class AmqpIntake implements AutoCloseable {
       }
     }
     return false;
-  }
-
-  /** Messages that became notices (or matched an earlier one by key). */
-  public long taken() {
-    return taken.get();
-  }
-
-  /** Messages sent to the parking queue. */
-  public long parked() {
-    return parked.get();
-  }
-
-  /** Refusals waited out (back-pressure or database away). */
-  public long pauses() {
-    return pauses.get();
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.herald.NoticeDefinition;
 import dev.herald.spi.Completions;
 import dev.herald.json.JsonTree;
 import dev.herald.spi.Channel;
+import dev.herald.spi.ChannelBuilder;
 import dev.herald.spi.Delivery;
 import dev.herald.spi.PeerStatus;
 import dev.herald.health.PeerHealth;
@@ -106,13 +107,13 @@ public final class KafkaChannel implements Channel {
   private volatile boolean closed;
 
   private KafkaChannel(Builder b) {
-    this.name = b.name;
+    this.name = b.name();
     this.cluster = b.bootstrapServers;
-    this.health = new PeerHealth(b.name, PeerStatus.Kind.BROKER, java.time.Clock.systemUTC(), 1, b.healthLogEvery);
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.BROKER, java.time.Clock.systemUTC(), 1, b.healthLogEvery());
     health.register(cluster, "kafka://" + cluster);
     this.maxInFlight = b.maxInFlight;
     this.inFlight = new Semaphore(b.maxInFlight);
-    this.busyDelay = b.busyDelay;
+    this.busyDelay = b.busyDelay();
     Map<String, Object> config = new LinkedHashMap<>(b.properties);
     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, b.bootstrapServers);
     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -125,7 +126,7 @@ public final class KafkaChannel implements Channel {
     // throughput from the producer's own batching, at most 5 ms added to a record's way
     config.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
     config.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
-    config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "herald-" + b.name);
+    config.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "herald-" + b.name());
     this.producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
   }
 
@@ -362,22 +363,15 @@ public final class KafkaChannel implements Channel {
   }
 
   /** Settings of a {@link KafkaChannel}; only {@link #bootstrapServers(String)} is required. */
-  public static final class Builder {
-    private String name = NAME;
+  public static final class Builder extends ChannelBuilder<Builder> {
     private String bootstrapServers;
     private Duration deliveryTimeout = Duration.ofSeconds(30);
     private Duration maxBlock = Duration.ofSeconds(5);
-    private Duration busyDelay = Duration.ofMillis(200);
-    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
     private int maxInFlight = 10_000;
     private final Map<String, Object> properties = new LinkedHashMap<>();
 
-    private Builder() {}
-
-    /** The name definitions use; {@code kafka} by default. */
-    public Builder name(String name) {
-      this.name = name;
-      return this;
+    private Builder() {
+      super(NAME);
     }
 
     /** {@code host:port,host:port} of the cluster (required). */
@@ -404,21 +398,6 @@ public final class KafkaChannel implements Channel {
       return this;
     }
 
-    /** How long a delivery over the limit is deferred; 200ms by default. */
-    /** How often a cluster still down is logged again (WARN, with the failed records since); 5m by default. */
-    public Builder healthLogEvery(Duration interval) {
-      if (interval == null || interval.isNegative() || interval.isZero()) {
-        throw new InvalidInputException("healthLogEvery", "must be positive, was " + interval);
-      }
-      this.healthLogEvery = interval;
-      return this;
-    }
-
-    public Builder busyDelay(Duration delay) {
-      this.busyDelay = delay;
-      return this;
-    }
-
     /**
      * Any other producer setting (security, compression, batching). Idempotence, {@code acks=all}
      * and the serializers are Herald's and cannot be changed.
@@ -430,9 +409,7 @@ public final class KafkaChannel implements Channel {
 
     /** @throws InvalidInputException naming the bad setting */
     public KafkaChannel build() {
-      if (name == null || name.isBlank()) {
-        throw new InvalidInputException("name", "must not be blank");
-      }
+      checkName();
       if (bootstrapServers == null || bootstrapServers.isBlank()) {
         throw new InvalidInputException("bootstrapServers", "is required: host:port of at least one broker");
       }
@@ -444,17 +421,11 @@ public final class KafkaChannel implements Channel {
       }
       positive(deliveryTimeout, "deliveryTimeout");
       positive(maxBlock, "maxBlock");
-      positive(busyDelay, "busyDelay");
+      positive(busyDelay(), "busyDelay");
       if (maxInFlight < 1) {
         throw new InvalidInputException("maxInFlight", "must be at least 1, was " + maxInFlight);
       }
       return new KafkaChannel(this);
-    }
-
-    private static void positive(Duration d, String field) {
-      if (d == null || d.isNegative() || d.isZero()) {
-        throw new InvalidInputException(field, "must be positive, was " + d);
-      }
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeRequest;
 import dev.herald.Traceparent;
+import dev.herald.intake.BrokerIntake;
 import dev.herald.intake.IntakeFormat;
 import dev.herald.intake.Refusals;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,6 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  *     .start();
  * }</pre>
  */
-public final class KafkaIntake implements AutoCloseable {
+public final class KafkaIntake extends BrokerIntake {
   /** Header of a parked record: why it is not a notice. */
   public static final String HEADER_REASON = "x-herald-reason";
   /** Header a producer may set to give a record an id (the idempotency key when the envelope has none). */
@@ -80,9 +80,6 @@ public final class KafkaIntake implements AutoCloseable {
   private final Map<String, Object> consumerConfig;
   private final Map<String, Object> producerConfig;
   private final Consumer<Notice> afterCommit;
-  private final AtomicLong taken = new AtomicLong();
-  private final AtomicLong parked = new AtomicLong();
-  private final AtomicLong pauses = new AtomicLong();
   private volatile boolean running;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private Thread thread;
@@ -250,7 +247,7 @@ public final class KafkaIntake implements AutoCloseable {
       notice = herald.enqueue(withTrace(format.decode(r.value() == null ? new byte[0] : r.value(), messageId(r)), r));
     } catch (RuntimeException e) {
       if (Refusals.forNow(e)) {
-        if (pauses.getAndIncrement() % 50 == 0) {
+        if (countPause()) {
           log.info("intake from topic '{}' paused: {}", topic, e.getMessage());
         }
         return false;
@@ -258,7 +255,7 @@ public final class KafkaIntake implements AutoCloseable {
       return park(r, parking, e); // malformed, unknown definition, out of range...: never blocks the rest
     }
     afterCommit.accept(notice);
-    taken.incrementAndGet();
+    countTaken();
     return true;
   }
 
@@ -293,28 +290,13 @@ public final class KafkaIntake implements AutoCloseable {
           parkingTopic, e.toString());
       return false;
     }
-    parked.incrementAndGet();
+    countParked();
     if (why instanceof HeraldException) {
       log.warn("parked record {} of topic '{}' in '{}': {}", origin, topic, parkingTopic, reason);
     } else { // not a refusal Herald explains: the stack trace tells where it came from
       log.warn("parked record {} of topic '{}' in '{}': {}", origin, topic, parkingTopic, reason, why);
     }
     return true;
-  }
-
-  /** Records that became notices (or matched an earlier one by key). */
-  public long taken() {
-    return taken.get();
-  }
-
-  /** Records sent to the parking topic. */
-  public long parked() {
-    return parked.get();
-  }
-
-  /** Refusals waited out (back-pressure or database away). */
-  public long pauses() {
-    return pauses.get();
   }
 
   /** Whether the intake is consuming (false once closed, or after a crash of its thread). */

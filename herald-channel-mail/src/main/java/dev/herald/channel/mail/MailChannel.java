@@ -5,6 +5,7 @@ import dev.herald.InvalidInputException;
 import dev.herald.NoticeDefinition;
 import dev.herald.json.JsonTree;
 import dev.herald.spi.Channel;
+import dev.herald.spi.ChannelBuilder;
 import dev.herald.spi.Delivery;
 import dev.herald.spi.PeerStatus;
 import dev.herald.health.PeerHealth;
@@ -85,13 +86,13 @@ public final class MailChannel implements Channel {
   private volatile boolean closed;
 
   private MailChannel(Builder b) {
-    this.name = b.name;
+    this.name = b.name();
     this.host = b.host;
     this.port = b.port;
     this.username = b.username;
     this.password = b.password;
     this.from = b.from == null ? null : MailOptions.address(b.from, "from");
-    this.busyDelay = b.busyDelay;
+    this.busyDelay = b.busyDelay();
     this.connections = new Semaphore(b.maxConnections);
     Properties p = new Properties();
     String proto = b.implicitTls ? "smtps" : "smtp";
@@ -112,10 +113,10 @@ public final class MailChannel implements Channel {
     this.session = Session.getInstance(p);
     this.protocol = proto;
     this.peer = host + ":" + port;
-    this.health = new PeerHealth(b.name, PeerStatus.Kind.MAIL_SERVER, b.clock, 1, b.healthLogEvery);
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.MAIL_SERVER, b.clock, 1, b.healthLogEvery());
     health.register(peer, proto + "://" + peer);
     this.prober = Executors.newSingleThreadScheduledExecutor(
-        Thread.ofPlatform().daemon().name("herald-mail-probe-" + b.name).factory());
+        Thread.ofPlatform().daemon().name("herald-mail-probe-" + b.name()).factory());
     prober.scheduleWithFixedDelay(this::probeIfNotUp, 0, b.healthProbeInterval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -298,8 +299,7 @@ public final class MailChannel implements Channel {
   }
 
   /** Settings of a {@link MailChannel}; only {@link #host(String)} is required. */
-  public static final class Builder {
-    private String name = NAME;
+  public static final class Builder extends ChannelBuilder<Builder> {
     private String host;
     private int port = 25;
     private String username;
@@ -311,13 +311,13 @@ public final class MailChannel implements Channel {
     private Duration connectTimeout = Duration.ofSeconds(10);
     private Duration timeout = Duration.ofSeconds(30);
     private int maxConnections = 4;
-    private Duration busyDelay = Duration.ofMillis(200);
     private final Map<String, String> properties = new LinkedHashMap<>();
     private Clock clock = Clock.systemUTC();
     private Duration healthProbeInterval = Duration.ofSeconds(30);
-    private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
 
-    private Builder() {}
+    private Builder() {
+      super(NAME);
+    }
 
     /**
      * How often a mail server not known to answer is tried (connect and hello), so that its state is
@@ -328,21 +328,9 @@ public final class MailChannel implements Channel {
       return this;
     }
 
-    /** How often a mail server still down is logged again (WARN, with the failed sends since); 5m by default. */
-    public Builder healthLogEvery(Duration interval) {
-      this.healthLogEvery = interval;
-      return this;
-    }
-
     /** The clock of the server's state (since when it is down); the system clock by default. */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /** The name definitions use; {@code mail} by default. */
-    public Builder name(String name) {
-      this.name = name;
       return this;
     }
 
@@ -410,12 +398,6 @@ public final class MailChannel implements Channel {
       return this;
     }
 
-    /** How long a send over the limit is deferred; 200ms by default. */
-    public Builder busyDelay(Duration delay) {
-      this.busyDelay = delay;
-      return this;
-    }
-
     /** Any other Jakarta Mail session property, e.g. {@code mail.smtp.localhost}. */
     public Builder property(String key, String value) {
       this.properties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
@@ -424,9 +406,7 @@ public final class MailChannel implements Channel {
 
     /** @throws InvalidInputException naming the bad setting */
     public MailChannel build() {
-      if (name == null || name.isBlank()) {
-        throw new InvalidInputException("name", "must not be blank");
-      }
+      checkName();
       if (host == null || host.isBlank()) {
         throw new InvalidInputException("host", "is required: the SMTP server to send through");
       }
@@ -439,19 +419,13 @@ public final class MailChannel implements Channel {
       Objects.requireNonNull(startTls, "startTls");
       positive(connectTimeout, "connectTimeout");
       positive(timeout, "timeout");
-      positive(busyDelay, "busyDelay");
+      positive(busyDelay(), "busyDelay");
       positive(healthProbeInterval, "healthProbeInterval");
-      positive(healthLogEvery, "healthLogEvery");
+      positive(healthLogEvery(), "healthLogEvery");
       if (maxConnections < 1) {
         throw new InvalidInputException("maxConnections", "must be at least 1, was " + maxConnections);
       }
       return new MailChannel(this);
-    }
-
-    private static void positive(Duration d, String field) {
-      if (d == null || d.isNegative() || d.isZero()) {
-        throw new InvalidInputException(field, "must be positive, was " + d);
-      }
     }
   }
 }

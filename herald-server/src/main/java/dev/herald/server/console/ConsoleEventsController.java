@@ -5,13 +5,11 @@ import dev.herald.InvalidInputException;
 import dev.herald.Page;
 import dev.herald.events.EventType;
 import dev.herald.events.PublishedEvent;
-import dev.herald.events.Tenancy;
 import java.util.UUID;
 import org.springframework.security.core.Authentication;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -25,32 +23,11 @@ import org.springframework.web.servlet.mvc.support.RedirectAttributes;
  */
 @Controller
 @RequestMapping("/console")
-class ConsoleEventsController {
+class ConsoleEventsController extends TenantConsolePage {
   private final Herald herald;
 
   ConsoleEventsController(Herald herald) {
     this.herald = herald;
-  }
-
-  /** The tenant the console shows: the user's, or the default tenant's for a user of every tenant (as the API). */
-  private static String tenant(Authentication auth) {
-    String t = ConsoleSecurity.tenantOf(auth);
-    return t == null ? Tenancy.DEFAULT : t;
-  }
-
-  @ModelAttribute("username")
-  String username(Authentication auth) {
-    return auth == null ? null : auth.getName();
-  }
-
-  @ModelAttribute("canChange")
-  boolean canChange(Authentication auth) {
-    return ConsoleModel.has(auth, ConsoleRole.ADMIN) || ConsoleModel.has(auth, ConsoleRole.OPERATOR);
-  }
-
-  @ModelAttribute("isAdmin")
-  boolean isAdmin(Authentication auth) {
-    return ConsoleModel.has(auth, ConsoleRole.ADMIN);
   }
 
   @GetMapping("/events")

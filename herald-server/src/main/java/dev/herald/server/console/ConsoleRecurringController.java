@@ -2,12 +2,10 @@ package dev.herald.server.console;
 
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
-import dev.herald.events.Tenancy;
 import org.springframework.security.core.Authentication;
 import org.springframework.stereotype.Controller;
 import org.springframework.ui.Model;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.ModelAttribute;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -19,31 +17,11 @@ import org.springframework.web.servlet.mvc.support.RedirectAttributes;
  */
 @Controller
 @RequestMapping("/console")
-class ConsoleRecurringController {
+class ConsoleRecurringController extends TenantConsolePage {
   private final Herald herald;
 
   ConsoleRecurringController(Herald herald) {
     this.herald = herald;
-  }
-
-  private static String tenant(Authentication auth) {
-    String t = ConsoleSecurity.tenantOf(auth);
-    return t == null ? Tenancy.DEFAULT : t;
-  }
-
-  @ModelAttribute("username")
-  String username(Authentication auth) {
-    return auth == null ? null : auth.getName();
-  }
-
-  @ModelAttribute("canChange")
-  boolean canChange(Authentication auth) {
-    return ConsoleModel.has(auth, ConsoleRole.ADMIN) || ConsoleModel.has(auth, ConsoleRole.OPERATOR);
-  }
-
-  @ModelAttribute("isAdmin")
-  boolean isAdmin(Authentication auth) {
-    return ConsoleModel.has(auth, ConsoleRole.ADMIN);
   }
 
   @GetMapping("/recurring")
