@@ -1,5 +1,6 @@
 package dev.herald.channel.http;
 
+import dev.herald.spi.CircuitBreaker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,11 +31,8 @@ final class EndpointState {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final RateBucket rate = new RateBucket();
 
+  private final CircuitBreaker circuit;
   // guarded by this
-  private EndpointStatus.Circuit circuit = EndpointStatus.Circuit.CLOSED;
-  private long openUntil;
-  private boolean probing;
-  private int consecutiveFailures;
   private long windowStart;
   private int windowCalls;
   private int windowFailures;
@@ -56,6 +54,7 @@ final class EndpointState {
   EndpointState(Endpoint endpoint, CircuitSettings settings) {
     this.endpoint = endpoint;
     this.settings = settings;
+    this.circuit = new CircuitBreaker(settings.failureThreshold(), CircuitBreaker.Probing.ONE_PROBE);
   }
 
   Endpoint endpoint() {
@@ -105,22 +104,17 @@ final class EndpointState {
           + Instant.ofEpochMilli(disabledAt) + " (" + disabledReason + "); notices wait until an operator enables it"
           + " (no request sent, no attempt counted)");
     }
-    if (circuit == EndpointStatus.Circuit.OPEN) {
-      if (now < openUntil) {
-        return new Admission(false, false, Duration.ofMillis(openUntil - now),
+    return switch (circuit.admit(now)) {
+      case GO -> Admission.GO;
+      case PROBE -> Admission.PROBE;
+      case HELD_OPEN -> {
+        long openUntil = circuit.openUntil();
+        yield new Admission(false, false, Duration.ofMillis(openUntil - now),
             "circuit open for " + endpoint + " until " + Instant.ofEpochMilli(openUntil) + " (" + openReason + ")");
       }
-      circuit = EndpointStatus.Circuit.HALF_OPEN;
-    }
-    if (circuit == EndpointStatus.Circuit.HALF_OPEN) {
-      if (probing) {
-        return new Admission(false, false, settings.probeWait(),
-            "circuit half-open for " + endpoint + ": waiting for the probe's answer");
-      }
-      probing = true;
-      return Admission.PROBE;
-    }
-    return Admission.GO;
+      case HELD_HALF_OPEN -> new Admission(false, false, settings.probeWait(),
+          "circuit half-open for " + endpoint + ": waiting for the probe's answer");
+    };
   }
 
   /**
@@ -132,10 +126,10 @@ final class EndpointState {
    * @return whether this verdict disabled the endpoint
    */
   synchronized boolean record(Verdict verdict, boolean probe, long now, Duration pause, String failure) {
-    if (probe) {
-      probing = false;
-    }
     if (verdict == Verdict.NEUTRAL) {
+      if (probe) {
+        circuit.probeReturned();
+      }
       return false;
     }
     if (now - windowStart >= settings.window().toMillis()) {
@@ -145,17 +139,16 @@ final class EndpointState {
     }
     windowCalls++;
     if (verdict == Verdict.RESPONDED) {
-      consecutiveFailures = 0;
       failingSince = Long.MIN_VALUE;
-      if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
-        circuit = EndpointStatus.Circuit.CLOSED;
+      boolean wasHalfOpen = circuit.state(now) == CircuitBreaker.State.HALF_OPEN;
+      circuit.success(now, probe);
+      if (wasHalfOpen && circuit.state(now) == CircuitBreaker.State.CLOSED) {
         windowStart = now;
         windowCalls = 0;
         windowFailures = 0;
       }
       return false;
     }
-    consecutiveFailures++;
     windowFailures++;
     lastFailure = failure;
     lastFailureAt = now;
@@ -167,16 +160,19 @@ final class EndpointState {
           + ", last: " + failure);
     }
     if (pause != null && !pause.isZero()) {
+      circuit.countFailure(probe);
       open(now, pause.toMillis(), "asked to wait: " + failure);
-    } else if (probe && circuit == EndpointStatus.Circuit.HALF_OPEN) {
-      open(now, settings.openFor().toMillis(), "probe failed: " + failure);
-    } else if (circuit == EndpointStatus.Circuit.CLOSED) {
-      if (consecutiveFailures >= settings.failureThreshold()) {
-        open(now, settings.openFor().toMillis(), consecutiveFailures + " consecutive failures, last: " + failure);
-      } else if (windowCalls >= settings.minimumCalls()
-          && windowFailures >= settings.failureRate() * windowCalls) {
-        open(now, settings.openFor().toMillis(),
-            windowFailures + " of " + windowCalls + " calls failed, last: " + failure);
+      return disabledNow;
+    }
+    switch (circuit.failure(now, probe, settings.openFor().toMillis())) {
+      case PROBE_FAILED -> openReason = "probe failed: " + failure;
+      case THRESHOLD -> openReason = circuit.consecutiveFailures() + " consecutive failures, last: " + failure;
+      case NO -> {
+        if (circuit.state(now) == CircuitBreaker.State.CLOSED && windowCalls >= settings.minimumCalls()
+            && windowFailures >= settings.failureRate() * windowCalls) {
+          open(now, settings.openFor().toMillis(),
+              windowFailures + " of " + windowCalls + " calls failed, last: " + failure);
+        }
       }
     }
     return disabledNow;
@@ -199,8 +195,7 @@ final class EndpointState {
     disabled = false;
     disabledReason = null;
     failingSince = Long.MIN_VALUE;
-    consecutiveFailures = 0;
-    circuit = EndpointStatus.Circuit.CLOSED;
+    circuit.reset();
     windowCalls = 0;
     windowFailures = 0;
     return was;
@@ -208,7 +203,7 @@ final class EndpointState {
 
   /** Whether deliveries are held back now without a request: disabled, or circuit open. */
   synchronized boolean blocked(long now) {
-    return disabled || (circuit == EndpointStatus.Circuit.OPEN && now < openUntil);
+    return disabled || circuit.state(now) == CircuitBreaker.State.OPEN;
   }
 
   synchronized boolean disabled() {
@@ -233,8 +228,7 @@ final class EndpointState {
   }
 
   private void open(long now, long millis, String reason) {
-    openUntil = Math.max(circuit == EndpointStatus.Circuit.OPEN ? openUntil : 0, now + millis);
-    circuit = EndpointStatus.Circuit.OPEN;
+    circuit.open(now, millis);
     openReason = reason;
   }
 
@@ -245,18 +239,18 @@ final class EndpointState {
    * #tryAcquire} and so everything that changes the state.
    */
   synchronized boolean evictable(long usedBefore, long failedBefore) {
-    return inFlight.get() == 0 && circuit == EndpointStatus.Circuit.CLOSED && !probing && !disabled
+    return inFlight.get() == 0 && circuit.closed() && !circuit.probeOut()
+        && !disabled
         && lastUsed <= usedBefore && lastFailureAt <= failedBefore && rate.idle(System.nanoTime());
   }
 
   synchronized EndpointStatus status(long now) {
-    EndpointStatus.Circuit c = circuit == EndpointStatus.Circuit.OPEN && now >= openUntil
-        ? EndpointStatus.Circuit.HALF_OPEN : circuit;
+    EndpointStatus.Circuit c = EndpointStatus.Circuit.valueOf(circuit.state(now).name());
     long second = now / 1000;
     int perSecond = second == rateSecond + 1 ? rateCount : second == rateSecond ? lastSecondCount : 0;
     Rate r = maxRate;
-    return new EndpointStatus(endpoint.toString(), c, inFlight.get(), consecutiveFailures,
-        c == EndpointStatus.Circuit.OPEN ? Instant.ofEpochMilli(openUntil) : null, lastFailure,
+    return new EndpointStatus(endpoint.toString(), c, inFlight.get(), circuit.consecutiveFailures(),
+        c == EndpointStatus.Circuit.OPEN ? Instant.ofEpochMilli(circuit.openUntil()) : null, lastFailure,
         lastFailureAt == Long.MIN_VALUE ? null : Instant.ofEpochMilli(lastFailureAt),
         failingSince == Long.MIN_VALUE ? null : Instant.ofEpochMilli(failingSince),
         r == null ? null : r.toString(), perSecond, rate.reserved(),
