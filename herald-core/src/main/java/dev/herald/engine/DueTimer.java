@@ -123,8 +123,6 @@ final class DueTimer {
     }
   }
 
-
-
   private HeldNotice head() {
     return queue.isEmpty() ? null : queue.first();
   }

@@ -17,7 +17,8 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.UUID;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -37,14 +38,14 @@ final class AotTraining {
   /** Runs the workload of {@code callbacks}; returns the callbacks the receiver got (all, or the run failed). */
   static int run(int callbacks, Duration timeout) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("herald-aot-training");
-    AtomicInteger received = new AtomicInteger();
+    Semaphore received = new Semaphore(0); // one permit per callback that arrived
     HttpServer receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 100);
     receiver.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     receiver.createContext("/", exchange -> {
       try (InputStream body = exchange.getRequestBody()) {
         body.readAllBytes();
       }
-      received.incrementAndGet();
+      received.release();
       byte[] ok = "ok".getBytes(StandardCharsets.UTF_8);
       exchange.sendResponseHeaders(200, ok.length);
       exchange.getResponseBody().write(ok);
@@ -70,13 +71,11 @@ final class AotTraining {
           client.post("/notices/lookup", "{\"ids\": [\"" + id + "\"]}");
           client.get("/notices?limit=20");
         }
-        Thread.sleep(20);
+        Thread.sleep(20); // the workload's pace (a stream, as callers send it), not a wait on anything
       }
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (received.get() < created && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
-      return received.get();
+      // Waits for the last callback, not a poll: all permits taken on success, none on a timeout.
+      return received.tryAcquire(created, timeout.toNanos(), TimeUnit.NANOSECONDS)
+          ? created + received.availablePermits() : received.availablePermits();
     } finally {
       server.close();
       receiver.stop(0);
