@@ -13,7 +13,7 @@ import java.util.Set;
 public final class Access {
   private Access() {}
 
-  /** The permissions of a caller whose role grants {@code granted}, acting for {@code tenant} (null: every tenant). */
+  /** What a caller whose role grants {@code granted} may do, acting for {@code tenant} (null: every tenant). */
   public static Set<Permission> permissions(Set<Permission> granted, String tenant) {
     EnumSet<Permission> out = granted.isEmpty() ? EnumSet.noneOf(Permission.class) : EnumSet.copyOf(granted);
     if (tenant != null) {
@@ -27,7 +27,10 @@ public final class Access {
     return caller != null && caller.permissions().contains(permission);
   }
 
-  /** Whether the caller may touch what belongs to tenant {@code owner}: its own tenant's, or anyone's for a caller of every tenant. */
+  /**
+   * Whether the caller may touch what belongs to tenant {@code owner}: its own tenant's, or anyone's
+   * (and what is every tenant's, owner null) for a caller of every tenant.
+   */
   public static boolean touches(Caller caller, String owner) {
     return caller.everyTenant() || caller.tenant().equals(owner);
   }

@@ -15,7 +15,10 @@ public enum Permission {
   ACT_ON_NOTICES("acts on notices"),
   /** Pause and resume recurring schedules. */
   ACT_ON_SCHEDULES("pauses and resumes schedules"),
-  /** Create, change and delete definitions, recurring schedules, event types and event endpoints (their secrets, replays). */
+  /**
+   * Create, change and delete definitions, recurring schedules, event types and event endpoints (their
+   * secrets, enabling, replays).
+   */
   MANAGE_DEFINITIONS("changes definitions"),
   /** See definitions' and endpoints' URLs unmasked (they often carry credentials) and the attempts' full details. */
   READ_TARGETS("reads targets"),

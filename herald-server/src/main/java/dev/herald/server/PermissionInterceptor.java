@@ -18,8 +18,8 @@ final class PermissionInterceptor implements HandlerInterceptor {
     ApiTokens.Info token = (ApiTokens.Info) request.getAttribute(ApiFilter.CALLER);
     String route = request.getMethod() + " " + request.getRequestURI();
     if (token.role().grants().contains(needed)) { // the role has it, but not for a caller of one tenant
-      throw ApiException.forbidden(route + " " + needed.what() + ": it needs an admin token of every tenant; this one is"
-          + " tenant " + caller.tenant() + "'s");
+      throw ApiException.forbidden(route + " " + needed.what() + ": it needs an admin token of every tenant;"
+          + " this one is tenant " + caller.tenant() + "'s");
     }
     // admin tokens have every permission: what a token lacks, an admin token has
     throw ApiException.forbidden(route + " needs an admin token; token '" + token.name() + "' has role "

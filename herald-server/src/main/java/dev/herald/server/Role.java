@@ -17,7 +17,10 @@ public enum Role {
     this.grants = Set.copyOf(grants);
   }
 
-  /** What a token of this role may do (a token of one tenant: less what {@linkplain Permission#everyTenant() every tenant} shares). */
+  /**
+   * What a token of this role may do; a token of one tenant: less what {@linkplain
+   * Permission#everyTenant() every tenant} shares ({@link Access#permissions}).
+   */
   public Set<Permission> grants() {
     return grants;
   }

@@ -105,7 +105,8 @@ class AuthTest extends ServerTest {
     TestServer.Resp endpoints = tenantAdmin.post("/api/v1/endpoints/disable", "{\"url\": \"https://example.com/\"}");
     assertThat(endpoints.status()).as(endpoints.toString()).isEqualTo(403);
     assertThat(endpoints.json().get("detail").asString()).contains("changes an endpoint every tenant shares");
-    assertThat(admin.get("/api/v1/tenants/" + tenant).json().get("name").asString("")).as("unchanged").isNotEqualTo("mine");
+    assertThat(admin.get("/api/v1/tenants/" + tenant).json().get("name").asString("")).as("unchanged")
+        .isNotEqualTo("mine");
   }
 
   @Test

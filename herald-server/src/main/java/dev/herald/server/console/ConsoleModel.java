@@ -49,6 +49,7 @@ class ConsoleModel {
     if (auth == null || !(auth.getPrincipal() instanceof ConsoleUser u)) {
       return null;
     }
-    return new Caller("user " + u.getUsername(), u.tenant(), Access.permissions(u.role().grants(), u.tenant()), address);
+    return new Caller("user " + u.getUsername(), u.tenant(), Access.permissions(u.role().grants(), u.tenant()),
+        address);
   }
 }

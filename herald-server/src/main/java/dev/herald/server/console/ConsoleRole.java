@@ -7,7 +7,7 @@ import java.util.Set;
 
 /** What a console user may do: the {@link Permission}s each role grants, here and nowhere else. */
 public enum ConsoleRole {
-  /** Everything an operator does, plus definitions, API tokens and (of every tenant) users, tenants and endpoints. */
+  /** Everything an operator does, plus definitions, API tokens, and (of every tenant) users, tenants, endpoints. */
   ADMIN(EnumSet.allOf(Permission.class)),
   /** Looks at everything; resends, cancels, confirms, reschedules and recovers notices; pauses and resumes schedules. */
   OPERATOR(EnumSet.of(Permission.READ, Permission.ACT_ON_NOTICES, Permission.ACT_ON_SCHEDULES)),
@@ -20,7 +20,10 @@ public enum ConsoleRole {
     this.grants = Set.copyOf(grants);
   }
 
-  /** What a user of this role may do (a user of one tenant: less what {@linkplain Permission#everyTenant() every tenant} shares). */
+  /**
+   * What a user of this role may do; a user of one tenant: less what {@linkplain
+   * Permission#everyTenant() every tenant} shares ({@link dev.herald.server.Access#permissions}).
+   */
   public Set<Permission> grants() {
     return grants;
   }
