@@ -169,11 +169,8 @@ class ConsoleSecurity {
 
   /** Lets in a console user who may, as {@link Access} says (the API asks it too). */
   static AuthorizationManager<RequestAuthorizationContext> needs(Permission permission) {
-    return (auth, ctx) -> new AuthorizationDecision(may(auth.get(), permission));
-  }
-
-  static boolean may(Authentication auth, Permission permission) {
-    return Access.may(ConsoleModel.caller(auth, (String) null), permission);
+    return (auth, ctx) -> new AuthorizationDecision(Access.may(ConsoleModel.caller(auth.get(), (String) null),
+        permission));
   }
 
   static String tenantOf(Authentication auth) {
