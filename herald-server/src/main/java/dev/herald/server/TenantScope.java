@@ -39,7 +39,7 @@ public final class TenantScope {
     if (caller.everyTenant() || (tenants.onlyDefault() && caller.tenant().equals(Tenants.DEFAULT))) {
       return true;
     }
-    return caller.tenant().equals(owners.tenantOf(id));
+    return Access.touches(caller, owners.tenantOf(id));
   }
 
   /** @throws NoticeNotFoundException if the caller does not see it, as for a notice that does not exist */
@@ -57,7 +57,7 @@ public final class TenantScope {
     }
     Map<UUID, String> known = owners.tenantsOf(ids);
     for (UUID id : ids) {
-      if (!caller.tenant().equals(known.getOrDefault(id, Tenants.DEFAULT))) {
+      if (!Access.touches(caller, known.getOrDefault(id, Tenants.DEFAULT))) {
         out.add(id);
       }
     }
