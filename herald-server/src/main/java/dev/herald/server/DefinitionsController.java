@@ -30,6 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/definitions")
+@Requires(Permission.READ)
 class DefinitionsController {
   static final Set<String> FIELDS = Set.of("name", "channel", "target", "retry", "maxAttempts", "maxInterval", "alert",
       "confirmRequired", "confirmTimeout", "description", "options", "ordering");
@@ -69,7 +70,7 @@ class DefinitionsController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
@@ -85,7 +86,7 @@ class DefinitionsController {
   }
 
   @PutMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
@@ -101,7 +102,7 @@ class DefinitionsController {
   }
 
   @DeleteMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     requireChangeable(name, caller);
@@ -136,7 +137,7 @@ class DefinitionsController {
 
   private ObjectNode view(NoticeDefinition d, Caller caller) {
     ObjectNode o = Views.definition(d, d.name().equals(properties.getCallbackDefinition()));
-    if (!caller.admin()) {
+    if (!Access.may(caller, Permission.READ_TARGETS)) {
       Views.maskUrls(o); // URLs often carry credentials (?token=...): clients see where, not with what
     }
     o.put("tenant", scope.tenants().ownerOf(d.name()));

@@ -24,6 +24,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/event-types")
+@Requires(Permission.READ)
 class EventTypesController {
   static final Set<String> FIELDS = Set.of("name", "description", "schema");
 
@@ -49,7 +50,7 @@ class EventTypesController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     ObjectNode in = body(request);
     String name = JsonInput.requiredText(in, "", "name");
@@ -62,7 +63,7 @@ class EventTypesController {
   }
 
   @PutMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
     ObjectNode in = body(request);
     require(request, name);
@@ -75,7 +76,7 @@ class EventTypesController {
   }
 
   @DeleteMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     herald.events().deleteType(EventTenant.of(request), name);

@@ -38,6 +38,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/notices")
+@Requires(Permission.CREATE_NOTICES)
 class NoticeCreateController {
   static final Set<String> CREATE_FIELDS = Set.of(
       "definition", "callbackUrl", "fallbackUrls", "payload", "fireAt", "delay", "idempotencyKey", "description",

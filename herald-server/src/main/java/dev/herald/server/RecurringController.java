@@ -30,6 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/recurring")
+@Requires(Permission.READ)
 class RecurringController {
   static final Set<String> FIELDS = Set.of("name", "description", "definition", "payload", "cron", "zone", "every",
       "anchor", "missed", "paused");
@@ -67,7 +68,7 @@ class RecurringController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     ObjectNode in = body(request);
     String name = JsonInput.requiredText(in, "", "name");
@@ -80,7 +81,7 @@ class RecurringController {
   }
 
   @PutMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
     ObjectNode in = body(request);
     require(request, name);
@@ -93,7 +94,7 @@ class RecurringController {
   }
 
   @DeleteMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     herald.recurring().delete(EventTenant.of(request), name);
@@ -101,14 +102,14 @@ class RecurringController {
   }
 
   @PostMapping("/{name}/pause")
-  @AdminOnly
+  @Requires(Permission.ACT_ON_SCHEDULES)
   ObjectNode pause(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     return view(herald.recurring().pause(EventTenant.of(request), name));
   }
 
   @PostMapping("/{name}/resume")
-  @AdminOnly
+  @Requires(Permission.ACT_ON_SCHEDULES)
   ObjectNode resume(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     return view(herald.recurring().resume(EventTenant.of(request), name));

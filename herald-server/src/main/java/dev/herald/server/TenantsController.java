@@ -25,6 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/tenants")
+@Requires(Permission.READ)
 class TenantsController {
   static final Set<String> FIELDS = Set.of("id", "name", "callbackOrigins", "maxBacklog", "maxRate");
 
@@ -45,7 +46,7 @@ class TenantsController {
     Caller caller = ApiFilter.caller(request);
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("items");
-    tenants.list().stream().filter(t -> caller.sees(t.id())).forEach(t -> items.add(view(t)));
+    tenants.list().stream().filter(t -> Access.touches(caller, t.id())).forEach(t -> items.add(view(t)));
     return out;
   }
 
@@ -55,9 +56,9 @@ class TenantsController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", FIELDS);
     String id = JsonInput.requiredText(in, "", "id");
@@ -70,9 +71,9 @@ class TenantsController {
 
   /** Replaces the tenant's name, callback origins and quotas (absent ones: none). */
   @PutMapping("/{id}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ObjectNode update(@PathVariable("id") String id, HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", FIELDS);
     String given = JsonInput.text(in, "", "id");
@@ -88,10 +89,10 @@ class TenantsController {
 
   /** Lets the tenant use a definition of the default tenant (create its notices, read it). */
   @PutMapping("/{id}/grants/{definition}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ObjectNode grant(@PathVariable("id") String id, @PathVariable("definition") String definition,
       HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     require(id, caller);
     if (id.equals(Tenants.DEFAULT)) {
       throw ApiException.invalid("id", "the default tenant owns the definitions it could be granted");
@@ -110,10 +111,10 @@ class TenantsController {
   }
 
   @DeleteMapping("/{id}/grants/{definition}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ObjectNode revokeGrant(@PathVariable("id") String id, @PathVariable("definition") String definition,
       HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     require(id, caller);
     if (!tenants.revokeGrant(definition, id)) {
       throw ApiException.notFound("tenant " + id + " has no grant of definition '" + definition + "'");
@@ -123,12 +124,8 @@ class TenantsController {
   }
 
   private Tenants.Tenant require(String id, Caller caller) {
-    return tenants.find(id).filter(t -> caller.sees(t.id()))
+    return tenants.find(id).filter(t -> Access.touches(caller, t.id()))
         .orElseThrow(() -> ApiException.notFound("no tenant '" + id + "'"));
-  }
-
-  private static Caller operator(HttpServletRequest request) {
-    return ApiFilter.operator(request, "changes tenants");
   }
 
   private static List<String> origins(ObjectNode in) {
