@@ -68,6 +68,17 @@ class ConsoleAdminController {
     return "console/definitions";
   }
 
+  /** A definition's target as a page shows it: masked but for admins; none when each notice gives its own. */
+  static String shownTarget(NoticeDefinition d, boolean admin) {
+    if (d.perNoticeTarget()) {
+      return PER_NOTICE_TARGET;
+    }
+    return admin ? d.target() : UrlMasking.mask(d.target());
+  }
+
+  /** What a page shows for the target of a definition whose notices each give their own. */
+  static final String PER_NOTICE_TARGET = "each notice gives its own URL";
+
   @GetMapping("/definitions/{name}")
   String definition(@PathVariable String name, Model model, Authentication auth, HttpServletRequest request,
       HttpServletResponse response) {
@@ -81,7 +92,7 @@ class ConsoleAdminController {
     Map<String, String> options = new LinkedHashMap<>();
     d.options().forEach((k, v) -> options.put(k, Masking.option(k, caller.admin() ? v : UrlMasking.mask(v))));
     model.addAttribute("d", d);
-    model.addAttribute("target", caller.admin() ? d.target() : UrlMasking.mask(d.target()));
+    model.addAttribute("target", shownTarget(d, caller.admin()));
     model.addAttribute("options", options);
     model.addAttribute("mayChange", scope.mayChangeDefinition(caller, name));
     return "console/definition";
@@ -127,7 +138,7 @@ class ConsoleAdminController {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("definition", d.name());
       r.put("channel", d.channel());
-      r.put("target", caller.admin() ? d.target() : UrlMasking.mask(d.target()));
+      r.put("target", shownTarget(d, caller.admin()));
       r.put("circuit", circuit(d.name()));
       var failing = search.page(new NoticeSearch.Criteria(d.name(), NoticeStatus.FAILED, null, null, null, null,
           tenant), 0, 1);
