@@ -188,7 +188,7 @@ public abstract class NoticeStoreContract {
   }
 
   @Test
-  void aDefinitionWithoutTargetIsStoredAsNullAndAnUpgradedDatabaseTurnsTheServersSentinelIntoIt()
+  void aDefinitionWithoutTargetIsStoredAsNullAndAnUpgradedDatabaseTurnsTheServersPlaceholdersIntoIt()
       throws SQLException {
     NoticeDefinition perNotice = NoticeDefinition.builder("callback").perNoticeTarget("http").retry("10s").build();
     store.saveDefinition(perNotice, T);
@@ -205,14 +205,22 @@ public abstract class NoticeStoreContract {
     execute("DELETE FROM herald_schema_version WHERE version = 13");
     String sentinel = "https://per-notice-callback-url.invalid/";
     store.saveDefinition(NoticeDefinition.builder("callback").channel("http", sentinel).retry("10s").build(), T);
+    store.saveDefinition(NoticeDefinition.builder("herald-alert-webhook")
+        .channel("http", "https://alert-webhook.invalid/").build(), T);
+    store.saveDefinition(NoticeDefinition.builder("herald-alert-mail").channel("alert-mail", "recipients").build(), T);
     NoticeDefinition own = NoticeDefinition.builder("hook").channel("http", "https://shop.example/hook").build();
     store.saveDefinition(own, T);
+    NoticeDefinition recipients = NoticeDefinition.builder("list").channel("mail", "recipients").build();
+    store.saveDefinition(recipients, T);
 
     store.migrate();
 
     assertThat(count("SELECT COUNT(*) FROM herald_schema_version WHERE version = 13")).isEqualTo(1);
     assertThat(store.findDefinition("callback")).contains(perNotice);
+    assertThat(store.findDefinition("herald-alert-webhook").orElseThrow().perNoticeTarget()).isTrue();
+    assertThat(store.findDefinition("herald-alert-mail").orElseThrow().perNoticeTarget()).isTrue();
     assertThat(store.findDefinition("hook")).contains(own);
+    assertThat(store.findDefinition("list")).as("only the server's own placeholders").contains(recipients);
     NoticeDefinition another = NoticeDefinition.builder("another").perNoticeTarget("http").build();
     store.saveDefinition(another, T);
     assertThat(store.findDefinition("another")).contains(another);
