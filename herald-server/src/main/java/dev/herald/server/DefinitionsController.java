@@ -144,7 +144,8 @@ class DefinitionsController {
   }
 
   private static String summary(NoticeDefinition d) {
-    return "channel " + d.channel() + ", target " + UrlMasking.mask(d.target()) + ", retry " + d.retrySchedule().text()
+    return "channel " + d.channel() + ", target " + (d.perNoticeTarget() ? "each notice's own" : UrlMasking.mask(
+        d.target())) + ", retry " + d.retrySchedule().text()
         + ", options " + d.options().keySet();
   }
 
