@@ -145,7 +145,8 @@ class DefinitionsController {
   }
 
   private static String summary(NoticeDefinition d) {
-    return "channel " + d.channel() + ", target " + UrlMasking.mask(d.target()) + ", retry " + d.retrySchedule().text()
+    return "channel " + d.channel() + ", target " + (d.perNoticeTarget() ? "each notice's own" : UrlMasking.mask(
+        d.target())) + ", retry " + d.retrySchedule().text()
         + ", options " + d.options().keySet();
   }
 
@@ -186,7 +187,12 @@ class DefinitionsController {
         throw ApiException.invalid("channel", "the server has no in-process handlers; use http, mail, amqp or kafka");
       }
       String target = JsonInput.text(in, "", "target");
-      NoticeDefinition.Builder b = NoticeDefinition.builder(name).channel(channel, PerNoticeTarget.stored(target));
+      NoticeDefinition.Builder b = NoticeDefinition.builder(name); // no target: each notice gives its own URL
+      if (target == null) {
+        b.perNoticeTarget(channel);
+      } else {
+        b.channel(channel, target);
+      }
       String retry = JsonInput.text(in, "", "retry");
       if (retry != null) {
         b.retry(RetrySchedule.parse(retry, "retry"));
@@ -246,7 +252,7 @@ class DefinitionsController {
   /** The built-in definition of direct callbacks, created at the first start and left alone afterwards. */
   static NoticeDefinition callbackDefinition(ServerProperties p) {
     return NoticeDefinition.builder(p.getCallbackDefinition())
-        .channel("http", PerNoticeTarget.stored(null))
+        .perNoticeTarget("http")
         .retry(RetrySchedule.parse(p.getCallbackRetry(), "herald.server.callback-retry"))
         .maxAttempts(p.getCallbackMaxAttempts())
         .description("Direct callbacks: notices that give a callbackUrl and no definition (document 002).")

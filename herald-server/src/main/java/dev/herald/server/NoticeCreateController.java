@@ -175,7 +175,7 @@ class NoticeCreateController {
     } else if (o.has("fallbackUrls")) {
       throw ApiException.invalid(child(path, "fallbackUrls"), "needs a callbackUrl: the fail-over targets of a"
           + " definition's own target are its option fallback-targets");
-    } else if (PerNoticeTarget.of(d)) {
+    } else if (d.perNoticeTarget()) {
       throw ApiException.invalid(child(path, "callbackUrl"),
           "is required: definition '" + name + "' has no URL of its own");
     }

@@ -105,6 +105,12 @@ public final class HttpChannel implements Channel {
     }
   }
 
+  /** Yes: a definition may leave the URL to each notice (such as the server's direct callbacks). */
+  @Override
+  public boolean perNoticeTargets() {
+    return true;
+  }
+
   /** The options a definition may set (see the README's table); the engine refuses others at save. */
   @Override
   public List<dev.herald.spi.DefinitionOption> options() {
@@ -119,8 +125,14 @@ public final class HttpChannel implements Channel {
    * @throws InvalidInputException naming {@code target} or {@code options.<key>}
    */
   public void validate(NoticeDefinition definition) {
-    validateTarget(definition.target());
+    if (!definition.perNoticeTarget()) {
+      validateTarget(definition.target());
+    }
     HttpOptions options = definitions.options(definition);
+    if (definition.perNoticeTarget() && !options.fallbackTargets().isEmpty()) {
+      throw new InvalidInputException("options." + HttpOptions.FALLBACK_TARGETS, "a definition without a target"
+          + " of its own has no fail-over targets either: each notice gives its URLs, fail-over ones after the first");
+    }
     if (options.oauth2() != null) {
       try {
         policy.validate(options.oauth2().tokenUrl().uri().toString());

@@ -70,6 +70,17 @@ class ConsoleAdminController {
     return "console/definitions";
   }
 
+  /** A definition's target as a page shows it: masked but for admins; none when each notice gives its own. */
+  static String shownTarget(NoticeDefinition d, boolean seesTargets) {
+    if (d.perNoticeTarget()) {
+      return PER_NOTICE_TARGET;
+    }
+    return seesTargets ? d.target() : UrlMasking.mask(d.target());
+  }
+
+  /** What a page shows for the target of a definition whose notices each give their own. */
+  static final String PER_NOTICE_TARGET = "each notice gives its own URL";
+
   @GetMapping("/definitions/{name}")
   String definition(@PathVariable String name, Model model, Authentication auth, HttpServletRequest request,
       HttpServletResponse response) {
@@ -84,7 +95,7 @@ class ConsoleAdminController {
     Map<String, String> options = new LinkedHashMap<>();
     d.options().forEach((k, v) -> options.put(k, Masking.option(k, seesTargets ? v : UrlMasking.mask(v))));
     model.addAttribute("d", d);
-    model.addAttribute("target", seesTargets ? d.target() : UrlMasking.mask(d.target()));
+    model.addAttribute("target", shownTarget(d, seesTargets));
     model.addAttribute("options", options);
     model.addAttribute("mayChange", scope.mayChangeDefinition(caller, name));
     return "console/definition";
@@ -131,7 +142,7 @@ class ConsoleAdminController {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("definition", d.name());
       r.put("channel", d.channel());
-      r.put("target", seesTargets ? d.target() : UrlMasking.mask(d.target()));
+      r.put("target", shownTarget(d, seesTargets));
       r.put("circuit", circuit(d.name()));
       var failing = search.page(new NoticeSearch.Criteria(d.name(), NoticeStatus.FAILED, null, null, null, null,
           tenant), 0, 1);
