@@ -180,7 +180,10 @@ public final class Herald implements AutoCloseable {
 
   /** Enqueues several notices in one transaction; if one is invalid, none is written. */
   public List<Notice> enqueueAll(List<NoticeRequest> requests) {
-    return inTransaction(tx -> tx.enqueueAll(requests));
+    // Nothing but these inserts runs in this transaction: what commits is what the engine was told,
+    // so the notices due soon are held from the insert on, with no adoption after the commit.
+    return TransactionRunner.run(dataSource,
+        c -> new NoticeTransaction(engine, c, events, DeliveryEngine.Hold.OWN), tx -> tx.enqueueAll(requests));
   }
 
   /**
@@ -190,7 +193,7 @@ public final class Herald implements AutoCloseable {
    * commit instead, use {@link #inTransaction} or {@link #join}.
    */
   public Notice enqueue(Connection connection, NoticeRequest request) {
-    return engine.write(connection, List.of(request), false).getFirst().notice();
+    return engine.write(connection, List.of(request), DeliveryEngine.Hold.NONE).getFirst().notice();
   }
 
   /** Joins a transaction the caller controls; see {@link NoticeTransaction}. */
