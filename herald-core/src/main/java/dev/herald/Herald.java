@@ -182,8 +182,7 @@ public final class Herald implements AutoCloseable {
   public List<Notice> enqueueAll(List<NoticeRequest> requests) {
     // Nothing but these inserts runs in this transaction: what commits is what the engine was told,
     // so the notices due soon are held from the insert on, with no adoption after the commit.
-    return TransactionRunner.run(dataSource,
-        c -> new NoticeTransaction(engine, c, events, DeliveryEngine.Hold.OWN), tx -> tx.enqueueAll(requests));
+    return inTransactionWithoutSavepoints(tx -> tx.enqueueAll(requests));
   }
 
   /**
@@ -209,6 +208,19 @@ public final class Herald implements AutoCloseable {
    */
   public <T> T inTransaction(TransactionWork<T> work) {
     return TransactionRunner.run(dataSource, this::join, work);
+  }
+
+  /**
+   * Runs {@code work} as {@link #inTransaction} does, for work that never rolls back to a savepoint
+   * (each of its statements succeeds, or it throws and everything rolls back). Its notices due soon
+   * are then held by this node from their insert on, and fire after the commit without the round
+   * trip {@code inTransaction} makes to learn which of them a rollback to a savepoint removed. A
+   * rollback to a savepoint inside such work could deliver a notice that was never committed: use
+   * {@code inTransaction} for work that may do one.
+   */
+  public <T> T inTransactionWithoutSavepoints(TransactionWork<T> work) {
+    return TransactionRunner.run(dataSource, c -> new NoticeTransaction(engine, c, events, DeliveryEngine.Hold.OWN),
+        work);
   }
 
   /**
