@@ -78,7 +78,8 @@ class NoticeActionsController {
         ObjectNode o = JsonInput.object(items.get(i), path);
         JsonInput.only(o, path, EDIT_FIELDS);
         UUID id = JsonInput.uuid(o.get("id"), child(path, "id"));
-        String payload = o.has("payload") ? JsonInput.payload(o.get("payload"), child(path, "payload")) : null;
+        String payload = o.has("payload") ? JsonInput.payload(o.get("payload"), child(path, "payload")).text()
+            : null;
         Instant fireAt = JsonInput.instant(o, path, "fireAt");
         Duration delay = JsonInput.duration(o, path, "delay");
         if (fireAt != null && delay != null) {

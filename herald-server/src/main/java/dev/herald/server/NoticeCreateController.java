@@ -7,6 +7,7 @@ import dev.herald.EnqueueResult;
 import dev.herald.FieldPath;
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
+import dev.herald.JsonPayload;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
@@ -136,7 +137,8 @@ class NoticeCreateController {
     return ResponseEntity.status(anyCreated ? HttpStatus.CREATED : HttpStatus.OK).body(out);
   }
 
-  private NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup,
+  /** One item as the core's request; its payload a {@link JsonPayload}, parsed once, by {@link JsonBody}. */
+  NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup,
       String traceparent, Caller caller) {
     ObjectNode o = JsonInput.object(item, path);
     JsonInput.only(o, path, CREATE_FIELDS);
@@ -146,7 +148,7 @@ class NoticeCreateController {
       throw ApiException.invalid(child(path, "payload"),
           "is required: any JSON value (object, array, string, number, true, false or null)");
     }
-    String payload = JsonInput.payload(o.get("payload"), child(path, "payload"));
+    JsonPayload payload = JsonInput.payload(o.get("payload"), child(path, "payload"));
     Instant fireAt = JsonInput.instant(o, path, "fireAt");
     Duration delay = JsonInput.duration(o, path, "delay");
     if (fireAt != null && delay != null) {
