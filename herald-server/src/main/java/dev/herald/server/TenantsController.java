@@ -2,7 +2,6 @@ package dev.herald.server;
 
 import dev.herald.Herald;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -27,6 +26,7 @@ import tools.jackson.databind.node.ObjectNode;
 @RequestMapping("/api/v1/tenants")
 class TenantsController {
   static final Set<String> FIELDS = Set.of("id", "name", "callbackOrigins", "maxBacklog", "maxRate");
+  private static final ApiResource TENANTS = new ApiResource("id", "/api/v1/tenants", "tenant", "no tenant", null);
 
   private final Tenants tenants;
   private final Herald herald;
@@ -43,10 +43,7 @@ class TenantsController {
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode out = Views.object();
-    ArrayNode items = out.putArray("items");
-    tenants.list().stream().filter(t -> caller.sees(t.id())).forEach(t -> items.add(view(t)));
-    return out;
+    return ApiResource.items(tenants.list().stream().filter(t -> caller.sees(t.id())).toList(), this::view);
   }
 
   @GetMapping("/{id}")
@@ -58,14 +55,13 @@ class TenantsController {
   @AdminOnly
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     Caller caller = operator(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
+    ObjectNode in = bodies.object(request, FIELDS);
     String id = JsonInput.requiredText(in, "", "id");
     Set<String> names = herald.definitions().list().stream().map(d -> d.name()).collect(Collectors.toSet());
     Tenants.Tenant t = tenants.create(id, JsonInput.text(in, "", "name"), origins(in), backlog(in),
         JsonInput.text(in, "", "maxRate"), caller.actor(), names);
     audit.record(caller, t.id(), "tenant.create", t.id(), describe(t));
-    return ResponseEntity.created(URI.create("/api/v1/tenants/" + t.id())).body(view(t));
+    return TENANTS.created(t.id(), view(t));
   }
 
   /** Replaces the tenant's name, callback origins and quotas (absent ones: none). */
@@ -73,12 +69,8 @@ class TenantsController {
   @AdminOnly
   ObjectNode update(@PathVariable("id") String id, HttpServletRequest request) {
     Caller caller = operator(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
-    String given = JsonInput.text(in, "", "id");
-    if (given != null && !given.equals(id)) {
-      throw ApiException.invalid("id", "'" + given + "' differs from the id in the path, '" + id + "'");
-    }
+    ObjectNode in = bodies.object(request, FIELDS);
+    TENANTS.refuseRename(in, id);
     require(id, caller);
     Tenants.Tenant t = tenants.update(id, JsonInput.text(in, "", "name"), origins(in), backlog(in),
         JsonInput.text(in, "", "maxRate"));
@@ -123,8 +115,7 @@ class TenantsController {
   }
 
   private Tenants.Tenant require(String id, Caller caller) {
-    return tenants.find(id).filter(t -> caller.sees(t.id()))
-        .orElseThrow(() -> ApiException.notFound("no tenant '" + id + "'"));
+    return TENANTS.found(tenants.find(id).filter(t -> caller.sees(t.id())), id);
   }
 
   private static Caller operator(HttpServletRequest request) {
