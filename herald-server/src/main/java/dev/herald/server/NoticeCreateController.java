@@ -66,33 +66,16 @@ class NoticeCreateController {
   @PostMapping
   ResponseEntity<JsonNode> create(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", Set.of("notices"));
-    ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
     Map<String, Optional<NoticeDefinition>> definitions = new HashMap<>();
     // another tenant's definition is refused exactly as one that does not exist
     Function<String, Optional<NoticeDefinition>> lookup = name -> definitions.computeIfAbsent(name,
         n -> scope.seesDefinition(caller, n) ? herald.definitions().find(n) : Optional.empty());
-    List<NoticeRequest> requests = new ArrayList<>(items.size());
-    List<String> tenantOf = new ArrayList<>(items.size());
-    List<ApiException.FieldError> errors = new ArrayList<>();
     // The caller's trace context: its notices' attempts continue that trace. A malformed header is
     // ignored, as W3C Trace Context asks of receivers; an item's own traceparent field is checked.
     String traceparent = Traceparent.orNull(request.getHeader(Traceparent.HEADER));
-    for (int i = 0; i < items.size(); i++) {
-      try {
-        NoticeRequest r = createRequest(items.get(i), index("notices", i), lookup, traceparent, caller);
-        requests.add(r);
-        tenantOf.add(scope.tenantOfNewNotice(caller, r.definition()));
-      } catch (ApiException e) {
-        NoticeChecks.collect(errors, e);
-      } catch (InvalidInputException e) {
-        errors.add(new ApiException.FieldError(e.field(), e.reason()));
-      }
-    }
-    if (!errors.isEmpty()) {
-      throw ApiException.invalid(errors);
-    }
+    List<NoticeRequest> requests = NoticeChecks.readItems(bodies.object(request), properties.getMaxBatch(),
+        (item, path) -> createRequest(item, path, lookup, traceparent, caller));
+    List<String> tenantOf = requests.stream().map(r -> scope.tenantOfNewNotice(caller, r.definition())).toList();
     Map<String, Integer> perTenant = new java.util.TreeMap<>();
     tenantOf.forEach(t -> perTenant.merge(t, 1, Integer::sum));
     perTenant.forEach(quotas::take); // 429 before anything is written
