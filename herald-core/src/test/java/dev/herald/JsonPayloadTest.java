@@ -4,67 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.herald.internal.JsonText;
-import dev.herald.testing.SettableClock;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A {@link JsonPayload} is parsed once: intake trusts it because it can only be made valid, and still
- * checks every {@code String} payload as before.
+ * A {@link JsonPayload} can only be made valid: checked by {@link JsonPayload#of}, or written by a
+ * {@link JsonPayload.Writer} that refuses anything else (intake's side: {@link BadInputTest}).
  */
 class JsonPayloadTest {
-  @TempDir Path dir;
-
-  private Herald herald() {
-    return Herald.builder()
-        .h2File(dir.resolve("herald"))
-        .clock(new SettableClock(Instant.parse("2026-01-01T00:00:00Z")))
-        .maxPayloadBytes(1_000)
-        .define(NoticeDefinition.builder("ok").handler("ok").build())
-        .handler("ok", ctx -> DeliveryResult.delivered())
-        .build();
-  }
-
-  @Test
-  void aStringPayloadThatIsNotJsonIsStillRefusedAsBefore() {
-    try (Herald herald = herald()) {
-      assertThatThrownBy(() -> herald.enqueue(NoticeRequest.of("ok", "{\"a\":}")))
-          .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-            assertThat(e.field()).isEqualTo("payload");
-            assertThat(e.reason()).isEqualTo("not valid JSON at offset 5: expected a value (object, array, string,"
-                + " number, true, false or null), found '}'");
-          });
-      assertThatThrownBy(() -> herald.enqueueAll(List.of(NoticeRequest.of("ok", JsonPayload.of("{}")),
-              NoticeRequest.of("ok", "[1,"))))
-          .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-            assertThat(e.field()).isEqualTo("notices[1].payload");
-            assertThat(e.reason()).isEqualTo("not valid JSON at offset 3: expected a value (object, array, string,"
-                + " number, true, false or null), found end of input");
-          });
-      // the same check, the same words, when a caller makes the value itself
-      assertThatThrownBy(() -> JsonPayload.of("{\"a\":}"))
-          .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.reason()).startsWith(
-              "not valid JSON at offset 5"));
-    }
-  }
-
-  @Test
-  void intakeDoesNotScanACheckedPayloadAgain() {
-    // Made without a check (only this package can), so a second scan at intake would refuse it.
-    JsonPayload unscanned = new JsonPayload("{\"a\":}");
-    try (Herald herald = herald()) {
-      Notice n = herald.enqueue(NoticeRequest.of("ok", unscanned).delay(Duration.ofHours(1)));
-      assertThat(herald.operations().find(n.id()).orElseThrow().notice().payload()).isEqualTo("{\"a\":}");
-      assertThatThrownBy(() -> herald.enqueue(NoticeRequest.of("ok", new JsonPayload("\"" + "x".repeat(1_000) + "\""))))
-          .as("the size limit still holds").isInstanceOfSatisfying(InvalidInputException.class,
-              e -> assertThat(e.reason()).isEqualTo("is 1002 bytes; the limit is 1000"));
-    }
-  }
-
   @Test
   void aCheckedPayloadCannotCarryOtherText() {
     JsonPayload ok = JsonPayload.of("{}");
