@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  *
  * @param name unique name, {@code [A-Za-z0-9._-]}, at most 200 characters
  * @param channel the channel that delivers it, e.g. {@code local} for in-process handlers
- * @param target where the channel sends it: for {@code local}, the handler's name
+ * @param target where the channel sends it: for {@code local}, the handler's name; null when each
+ *     notice gives its own ({@link #perNoticeTarget()}, for channels that allow it, such as {@code http})
  * @param retrySchedule how long to wait before each retry
  * @param maxAttempts attempts before the notice goes DEAD; -1 for unlimited
  * @param maxInterval cap on any wait between attempts; null for none
@@ -65,10 +66,10 @@ public record NoticeDefinition(
     if (channel == null || !CHANNEL.matcher(channel).matches()) {
       throw new InvalidInputException("channel", "'" + channel + "' must be a lower-case channel name such as local");
     }
-    if (target == null || target.isBlank()) {
+    if (target != null && target.isBlank()) {
       throw new InvalidInputException("target", "must not be blank (for the local channel: the handler's name)");
     }
-    if (target.length() > 2000) {
+    if (target != null && target.length() > 2000) {
       throw new InvalidInputException("target", "must be at most 2000 characters, was " + target.length());
     }
     if (retrySchedule == null) {
@@ -117,6 +118,15 @@ public record NoticeDefinition(
         confirmTimeout, description, options, Ordering.NONE);
   }
 
+  /**
+   * Whether this definition has no target of its own: each of its notices gives one ({@link
+   * NoticeRequest#target}), and a notice without one is refused at enqueue. Only channels that allow it
+   * ({@link dev.herald.spi.Channel#perNoticeTargets()}) take such a definition.
+   */
+  public boolean perNoticeTarget() {
+    return target == null;
+  }
+
   /** A channel option, or {@code fallback} when the definition does not set it. */
   public String option(String key, String fallback) {
     return options.getOrDefault(key, fallback);
@@ -132,6 +142,7 @@ public record NoticeDefinition(
     Builder b = new Builder(name);
     b.channel = channel;
     b.target = target;
+    b.perNoticeTarget = target == null;
     b.retrySchedule = retrySchedule;
     b.maxAttempts = maxAttempts;
     b.maxInterval = maxInterval;
@@ -154,6 +165,7 @@ public record NoticeDefinition(
     private final String name;
     private String channel = LOCAL_CHANNEL;
     private String target;
+    private boolean perNoticeTarget;
     private RetrySchedule retrySchedule;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private Duration maxInterval;
@@ -176,6 +188,19 @@ public record NoticeDefinition(
     public Builder channel(String channelName, String channelTarget) {
       this.channel = channelName;
       this.target = channelTarget;
+      this.perNoticeTarget = false;
+      return this;
+    }
+
+    /**
+     * Delivers through {@code channelName} to the target each notice gives ({@link
+     * NoticeRequest#target}): the definition has none ({@link NoticeDefinition#perNoticeTarget()}), and
+     * a notice that gives none is refused. Saving it needs a channel that allows it, such as {@code http}.
+     */
+    public Builder perNoticeTarget(String channelName) {
+      this.channel = channelName;
+      this.target = null;
+      this.perNoticeTarget = true;
       return this;
     }
 
@@ -262,6 +287,10 @@ public record NoticeDefinition(
     }
 
     public NoticeDefinition build() {
+      if (target == null && !perNoticeTarget) {
+        throw new InvalidInputException("target", "must not be blank (for the local channel: the handler's name;"
+            + " for notices that each give their own: perNoticeTarget(channel))");
+      }
       RetrySchedule schedule = retrySchedule != null ? retrySchedule : RetrySchedule.parse(DEFAULT_SCHEDULE);
       return new NoticeDefinition(
           name, channel, target, schedule, maxAttempts, maxInterval, alertPolicy, confirmRequired,

@@ -14,7 +14,8 @@ import java.time.Instant;
  * @param fireAt when to deliver; null means now (or {@code delay} from now)
  * @param delay how long after enqueue to deliver, when {@code fireAt} is null; null means at once
  * @param shardKey optional; notices with the same key land in the same shard (see node affinity)
- * @param target optional; where this notice goes (e.g. a callback URL), instead of the definition's target
+ * @param target optional; where this notice goes (e.g. a callback URL), instead of the definition's target;
+ *     required when the definition has none; fail-over targets in {@link Targets}' form ({@link #targets})
  * @param orderingKey optional, for definitions with {@link Ordering}: notices with the same key are
  *     delivered one at a time, in the order they were enqueued
  * @param traceparent optional W3C {@code traceparent} ({@code 00-<trace id>-<span id>-<flags>}) of
@@ -98,6 +99,16 @@ public record NoticeRequest(
   public NoticeRequest target(String where) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where,
         orderingKey, traceparent, checkedPayload);
+  }
+
+  /**
+   * Sends this notice to {@code where}, in order: the first target, then the next ones when it keeps
+   * failing (for channels with fail-over, such as HTTP). Stored as {@link Targets#text()}.
+   *
+   * @throws InvalidInputException naming {@code target}: none, more than {@value Targets#MAX}, or one blank
+   */
+  public NoticeRequest targets(java.util.List<String> where) {
+    return target(Targets.of(where).text());
   }
 
   /**

@@ -26,9 +26,7 @@ public record PendingAlert(UUID id, UUID noticeId, String definition, String end
    */
   public static String endpointOf(NoticeDefinition definition, String noticeTarget) {
     String target = noticeTarget != null ? noticeTarget : definition == null ? null : definition.target();
-    if (target == null || target.isBlank()) {
-      return null;
-    }
-    return Origins.of(target.strip().split("\\s+", 2)[0]);
+    String first = Targets.firstOf(target);
+    return first == null ? null : Origins.of(first);
   }
 }

@@ -31,6 +31,11 @@ final class ChannelRegistry {
     if (c == null) {
       throw new InvalidInputException("channel", "no channel named '" + d.channel() + "' on this node; known: " + byName.keySet());
     }
+    if (d.perNoticeTarget() && !c.perNoticeTargets()) {
+      throw new InvalidInputException("target", "is required: channel '" + d.channel() + "' delivers to its"
+          + " definition's target (notices that each give their own target need a channel that allows it, such as"
+          + " http)");
+    }
     options.check(d, c);
     c.validate(d);
   }

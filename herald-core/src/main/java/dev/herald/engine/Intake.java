@@ -55,6 +55,9 @@ final class Intake {
         throw new InvalidInputException(at.then("target"), "must be 1 to 2000 characters");
       }
       definitions.validateTarget(def.channel(), r.target(), at.then("target").toString());
+    } else if (def.perNoticeTarget()) {
+      throw new InvalidInputException(at.then("target"), "is required: definition '" + def.name()
+          + "' has no target of its own, each of its notices gives one");
     }
     checkPayload(r.payload(), r.checkedPayload() != null, at.then("payload").toString());
     if (r.description() != null && r.description().length() > Transitions.MAX_DESCRIPTION) {

@@ -49,6 +49,9 @@ final class SyncFirst {
    */
   static String receiverOf(NoticeDefinition d, String noticeTarget) {
     String target = noticeTarget != null ? noticeTarget : d.target();
+    if (target == null) {
+      return d.channel() + ":"; // a notice refused at enqueue: it gives no target and its definition has none
+    }
     String origin = Origins.of(target);
     return origin != null ? origin : d.channel() + ":" + target;
   }

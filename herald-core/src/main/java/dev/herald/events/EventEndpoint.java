@@ -321,8 +321,13 @@ public record EventEndpoint(String tenant, String id, String description, boolea
     }
 
     private static NoticeDefinition.Builder rename(NoticeDefinition d, String name) {
-      NoticeDefinition.Builder b = NoticeDefinition.builder(name).channel(d.channel(), d.target())
-          .retry(d.retrySchedule()).maxAttempts(d.maxAttempts()).maxInterval(d.maxInterval()).alert(d.alertPolicy())
+      NoticeDefinition.Builder b = NoticeDefinition.builder(name);
+      if (d.perNoticeTarget()) {
+        b.perNoticeTarget(d.channel());
+      } else {
+        b.channel(d.channel(), d.target());
+      }
+      b.retry(d.retrySchedule()).maxAttempts(d.maxAttempts()).maxInterval(d.maxInterval()).alert(d.alertPolicy())
           .confirmRequired(d.confirmRequired()).confirmTimeout(d.confirmTimeout()).ordered(d.ordering());
       d.options().forEach(b::option);
       return b;

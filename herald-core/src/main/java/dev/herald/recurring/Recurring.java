@@ -73,11 +73,16 @@ public final class Recurring {
    * Creates or replaces a schedule. A new schedule, or a changed cron expression, zone or rate, starts
    * at its first slot after now; other changes keep the next slot. Saved paused, it fires nothing.
    *
-   * @throws InvalidInputException naming {@code definition} (unknown) or {@code payload} (not JSON)
+   * @throws InvalidInputException naming {@code definition} (unknown, or without a target) or {@code payload} (not JSON)
    */
   public RecurringSchedule save(RecurringSchedule s) {
-    if (definitions.find(s.definition()).isEmpty()) {
+    var definition = definitions.find(s.definition());
+    if (definition.isEmpty()) {
       throw new InvalidInputException("definition", "no definition '" + s.definition() + "'");
+    }
+    if (definition.get().perNoticeTarget()) {
+      throw new InvalidInputException("definition", "definition '" + s.definition() + "' has no target of its own"
+          + " (each of its notices gives one), and a schedule's notices give none");
     }
     JsonText.requireValid(s.payloadFor(Instant.EPOCH), "payload");
     Instant now = clock.instant();

@@ -26,6 +26,16 @@ public interface Channel extends AutoCloseable {
   default void validateTarget(String target) {}
 
   /**
+   * Whether a definition of this channel may have no target of its own ({@link
+   * dev.herald.NoticeDefinition#perNoticeTarget()}), each notice giving its own. No by default: saving
+   * such a definition is refused. A channel that answers yes gets definitions with a null target in
+   * {@link #validate} and deliveries whose {@link Delivery#target()} is always the notice's.
+   */
+  default boolean perNoticeTargets() {
+    return false;
+  }
+
+  /**
    * Checks, when a definition is saved, its target and the channel options it sets.
    *
    * @throws dev.herald.InvalidInputException naming the bad field ({@code target}, {@code options.<key>})

@@ -15,6 +15,7 @@ public abstract class ChannelBuilder<B extends ChannelBuilder<B>> {
   private String name;
   private Duration busyDelay = Duration.ofMillis(200);
   private Duration healthLogEvery = PeerHealth.DEFAULT_REMIND_EVERY;
+  private java.time.Clock clock = java.time.Clock.systemUTC();
 
   /** @param defaultName the channel's usual name, e.g. {@code http} */
   protected ChannelBuilder(String defaultName) {
@@ -43,6 +44,20 @@ public abstract class ChannelBuilder<B extends ChannelBuilder<B>> {
     positive(interval, "healthLogEvery");
     this.healthLogEvery = interval;
     return self();
+  }
+
+  /**
+   * The channel's time: since when a peer is down, and what else the channel dates (a webhook's
+   * timestamp, circuits, Retry-After dates); the system clock by default.
+   */
+  public B clock(java.time.Clock time) {
+    this.clock = java.util.Objects.requireNonNull(time, "clock");
+    return self();
+  }
+
+  /** The clock set so far. */
+  public final java.time.Clock clock() {
+    return clock;
   }
 
   /** The name set so far. */

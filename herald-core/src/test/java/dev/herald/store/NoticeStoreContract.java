@@ -33,6 +33,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -184,6 +185,51 @@ public abstract class NoticeStoreContract {
     assertThat(store.deleteDefinition("payments.settled")).isFalse();
     assertThat(store.findDefinition("payments.settled")).isEmpty();
     assertThat(store.listDefinitions()).containsExactly(minimal, perAttempt);
+  }
+
+  @Test
+  void aDefinitionWithoutTargetIsStoredAsNullAndAnUpgradedDatabaseTurnsTheServersPlaceholdersIntoIt()
+      throws SQLException {
+    NoticeDefinition perNotice = NoticeDefinition.builder("callback").perNoticeTarget("http").retry("10s").build();
+    store.saveDefinition(perNotice, T);
+    assertThat(store.findDefinition("callback")).contains(perNotice);
+    assertThat(store.listDefinitions()).containsExactly(perNotice);
+    assertThat(count("SELECT COUNT(*) FROM herald_definition WHERE name = ? AND target IS NULL", "callback"))
+        .isEqualTo(1);
+    store.deleteDefinition("callback");
+
+    // Back to a database of version 12: target NOT NULL, herald-server's sentinel standing for "each notice's own"
+    String dialect = ((JdbcNoticeStore) store).dialect().name();
+    execute(dialect.equals("mysql") ? "ALTER TABLE herald_definition MODIFY target VARCHAR(2000) NOT NULL"
+        : "ALTER TABLE herald_definition ALTER COLUMN target SET NOT NULL");
+    execute("DELETE FROM herald_schema_version WHERE version = 13");
+    String sentinel = "https://per-notice-callback-url.invalid/";
+    store.saveDefinition(NoticeDefinition.builder("callback").channel("http", sentinel).retry("10s").build(), T);
+    store.saveDefinition(NoticeDefinition.builder("herald-alert-webhook")
+        .channel("http", "https://alert-webhook.invalid/").build(), T);
+    store.saveDefinition(NoticeDefinition.builder("herald-alert-mail").channel("alert-mail", "recipients").build(), T);
+    NoticeDefinition own = NoticeDefinition.builder("hook").channel("http", "https://shop.example/hook").build();
+    store.saveDefinition(own, T);
+    NoticeDefinition recipients = NoticeDefinition.builder("list").channel("mail", "recipients").build();
+    store.saveDefinition(recipients, T);
+
+    store.migrate();
+
+    assertThat(count("SELECT COUNT(*) FROM herald_schema_version WHERE version = 13")).isEqualTo(1);
+    assertThat(store.findDefinition("callback")).contains(perNotice);
+    assertThat(store.findDefinition("herald-alert-webhook").orElseThrow().perNoticeTarget()).isTrue();
+    assertThat(store.findDefinition("herald-alert-mail").orElseThrow().perNoticeTarget()).isTrue();
+    assertThat(store.findDefinition("hook")).contains(own);
+    assertThat(store.findDefinition("list")).as("only the server's own placeholders").contains(recipients);
+    NoticeDefinition another = NoticeDefinition.builder("another").perNoticeTarget("http").build();
+    store.saveDefinition(another, T);
+    assertThat(store.findDefinition("another")).contains(another);
+  }
+
+  private void execute(String sql) throws SQLException {
+    try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
   }
 
   // ================================================================ insert

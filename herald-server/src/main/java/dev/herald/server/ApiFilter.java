@@ -35,21 +35,6 @@ final class ApiFilter extends OncePerRequestFilter {
     this.retryAfter = retryAfter;
   }
 
-  /**
-   * The caller, who must act for every tenant: what every tenant shares (tenants, endpoints) is
-   * changed by operators only.
-   *
-   * @throws ApiException 403 for a caller of one tenant
-   */
-  static Caller operator(HttpServletRequest request, String what) {
-    Caller caller = caller(request);
-    if (!caller.everyTenant()) {
-      throw ApiException.forbidden(request.getMethod() + " " + request.getRequestURI() + " " + what
-          + ": it needs an admin token of every tenant; this one is tenant " + caller.tenant() + "'s");
-    }
-    return caller;
-  }
-
   /** Who called; null for a request without a token (a receiver's confirm by capability). */
   static Caller caller(HttpServletRequest request) {
     return (Caller) request.getAttribute(SCOPE);

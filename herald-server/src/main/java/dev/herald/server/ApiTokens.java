@@ -193,7 +193,7 @@ public final class ApiTokens {
 
   /** The tokens {@code caller} sees: a tenant's own, or every one for a caller of every tenant. */
   public List<Info> list(Caller caller) {
-    return list().stream().filter(t -> caller.everyTenant() || caller.tenant().equals(t.tenant())).toList();
+    return list().stream().filter(t -> Access.touches(caller, t.tenant())).toList();
   }
 
   /**
@@ -204,8 +204,8 @@ public final class ApiTokens {
    */
   public Info revoke(String id, Caller caller) {
     List<Info> all = list();
-    Info target = all.stream().filter(t -> t.id().equals(id) && (caller.everyTenant()
-            || caller.tenant().equals(t.tenant()))).findFirst()
+    Info target = all.stream().filter(t -> t.id().equals(id) && Access.touches(caller, t.tenant()))
+        .findFirst()
         .orElseThrow(() -> ApiException.notFound("no API token with id " + id));
     if (!target.active()) {
       return target;

@@ -14,7 +14,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** The audit log, newest first: admins of every tenant see all of it, a tenant's admins their tenant's. */
 @RestController
 @RequestMapping("/api/v1/audit")
-@AdminOnly
+@Requires(Permission.READ_AUDIT)
 class AuditController {
   static final Set<String> PARAMS = Set.of("tenant", "actor", "action", "text", "from", "to", "offset", "limit");
   static final int MAX_LIMIT = 1000;

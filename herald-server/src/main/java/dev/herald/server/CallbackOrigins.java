@@ -99,6 +99,9 @@ final class CallbackOrigins {
       return;
     }
     String current = currentTarget == null ? d.target() : currentTarget;
+    if (current == null) {
+      return; // nothing to move from (a notice of a definition without a target always has its own)
+    }
     String from;
     String to;
     try {

@@ -28,6 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/definitions")
+@Requires(Permission.READ)
 class DefinitionsController {
   static final Set<String> FIELDS = Set.of("name", "channel", "target", "retry", "maxAttempts", "maxInterval", "alert",
       "confirmRequired", "confirmTimeout", "description", "options", "ordering");
@@ -66,7 +67,7 @@ class DefinitionsController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
@@ -79,7 +80,7 @@ class DefinitionsController {
   }
 
   @PutMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
@@ -91,7 +92,7 @@ class DefinitionsController {
   }
 
   @DeleteMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     requireChangeable(name, caller);
@@ -125,7 +126,7 @@ class DefinitionsController {
 
   private ObjectNode view(NoticeDefinition d, Caller caller) {
     ObjectNode o = Views.definition(d, d.name().equals(properties.getCallbackDefinition()));
-    if (!caller.admin()) {
+    if (!Access.may(caller, Permission.READ_TARGETS)) {
       Views.maskUrls(o); // URLs often carry credentials (?token=...): clients see where, not with what
     }
     o.put("tenant", scope.tenants().ownerOf(d.name()));
@@ -133,7 +134,8 @@ class DefinitionsController {
   }
 
   private static String summary(NoticeDefinition d) {
-    return "channel " + d.channel() + ", target " + UrlMasking.mask(d.target()) + ", retry " + d.retrySchedule().text()
+    return "channel " + d.channel() + ", target " + (d.perNoticeTarget() ? "each notice's own" : UrlMasking.mask(
+        d.target())) + ", retry " + d.retrySchedule().text()
         + ", options " + d.options().keySet();
   }
 
@@ -174,7 +176,12 @@ class DefinitionsController {
         throw ApiException.invalid("channel", "the server has no in-process handlers; use http, mail, amqp or kafka");
       }
       String target = JsonInput.text(in, "", "target");
-      NoticeDefinition.Builder b = NoticeDefinition.builder(name).channel(channel, PerNoticeTarget.stored(target));
+      NoticeDefinition.Builder b = NoticeDefinition.builder(name); // no target: each notice gives its own URL
+      if (target == null) {
+        b.perNoticeTarget(channel);
+      } else {
+        b.channel(channel, target);
+      }
       String retry = JsonInput.text(in, "", "retry");
       if (retry != null) {
         b.retry(RetrySchedule.parse(retry, "retry"));
@@ -234,7 +241,7 @@ class DefinitionsController {
   /** The built-in definition of direct callbacks, created at the first start and left alone afterwards. */
   static NoticeDefinition callbackDefinition(ServerProperties p) {
     return NoticeDefinition.builder(p.getCallbackDefinition())
-        .channel("http", PerNoticeTarget.stored(null))
+        .perNoticeTarget("http")
         .retry(RetrySchedule.parse(p.getCallbackRetry(), "herald.server.callback-retry"))
         .maxAttempts(p.getCallbackMaxAttempts())
         .description("Direct callbacks: notices that give a callbackUrl and no definition (document 002).")

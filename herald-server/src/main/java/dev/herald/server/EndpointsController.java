@@ -20,6 +20,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/endpoints")
+@Requires(Permission.READ)
 class EndpointsController {
   private final HttpChannel http;
   private final EndpointControl control;
@@ -52,9 +53,9 @@ class EndpointsController {
   }
 
   @PostMapping("/disable")
-  @AdminOnly
+  @Requires(Permission.MANAGE_ENDPOINTS)
   ObjectNode disable(HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request, Set.of("url", "reason"));
     String endpoint = refused(() -> control.disable(JsonInput.requiredText(in, "", "url"),
         JsonInput.text(in, "", "reason")));
@@ -63,9 +64,9 @@ class EndpointsController {
   }
 
   @PostMapping("/enable")
-  @AdminOnly
+  @Requires(Permission.MANAGE_ENDPOINTS)
   ObjectNode enable(HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request, Set.of("url"));
     String endpoint = refused(() -> control.enable(JsonInput.requiredText(in, "", "url")));
     audit.record(caller, null, "endpoint.enable", endpoint, null);
@@ -73,9 +74,9 @@ class EndpointsController {
   }
 
   @PutMapping("/rate")
-  @AdminOnly
+  @Requires(Permission.MANAGE_ENDPOINTS)
   ObjectNode rate(HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = body(request, Set.of("url", "maxRate"));
     String url = JsonInput.requiredText(in, "", "url");
     if (!in.has("maxRate")) {
@@ -85,11 +86,6 @@ class EndpointsController {
     String endpoint = refused(() -> control.maxRate(url, rate));
     audit.record(caller, null, "endpoint.rate", endpoint, rate == null ? "own rate removed" : rate);
     return current(endpoint);
-  }
-
-  /** Endpoints are shared by every tenant: only admins of every tenant change them. */
-  private static Caller operator(HttpServletRequest request) {
-    return ApiFilter.operator(request, "changes an endpoint every tenant shares");
   }
 
   /** The control's refusal as a 400 naming the field. */

@@ -34,6 +34,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/event-endpoints")
+@Requires(Permission.READ)
 class EventEndpointsController {
   static final Set<String> FIELDS = Set.of("id", "description", "enabled", "url", "channel", "target", "eventTypes",
       "filter", "headers", "secretHeaders", "secrets", "maxRate", "maxConcurrency", "retry", "maxAttempts", "ordering",
@@ -72,7 +73,7 @@ class EventEndpointsController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     ObjectNode in = bodies.object(request, FIELDS);
     String id = JsonInput.text(in, "", "id");
@@ -102,7 +103,7 @@ class EventEndpointsController {
   }
 
   @PutMapping("/{id}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("id") String id, HttpServletRequest request) {
     ObjectNode in = bodies.object(request, FIELDS);
     EventEndpoint existing = require(request, id);
@@ -111,7 +112,7 @@ class EventEndpointsController {
   }
 
   @DeleteMapping("/{id}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("id") String id, HttpServletRequest request) {
     require(request, id);
     herald.events().deleteEndpoint(EventTenant.of(request), id);
@@ -119,14 +120,14 @@ class EventEndpointsController {
   }
 
   @PostMapping("/{id}/enable")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode enable(@PathVariable("id") String id, HttpServletRequest request) {
     require(request, id);
     return EventViews.endpoint(herald.events().enable(EventTenant.of(request), id, true));
   }
 
   @PostMapping("/{id}/disable")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode disable(@PathVariable("id") String id, HttpServletRequest request) {
     require(request, id);
     return EventViews.endpoint(herald.events().enable(EventTenant.of(request), id, false));
@@ -137,7 +138,7 @@ class EventEndpointsController {
    * everything ({@code "only": "all"}, the default) or what failed ({@code "failed"}).
    */
   @PostMapping("/{id}/replay")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode replay(@PathVariable("id") String id, HttpServletRequest request) {
     EventEndpoint e = require(request, id);
     ObjectNode in = bodies.object(request);
@@ -169,7 +170,7 @@ class EventEndpointsController {
   }
 
   @GetMapping("/{id}/secrets")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode secrets(@PathVariable("id") String id, HttpServletRequest request) {
     ObjectNode out = Views.object();
     ArrayNode items = out.putArray("secrets");
@@ -178,7 +179,7 @@ class EventEndpointsController {
   }
 
   @PostMapping("/{id}/secrets/rotate")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode rotate(@PathVariable("id") String id, HttpServletRequest request) {
     EventEndpoint e = require(request, id);
     String fresh = herald.events().newSecret();
@@ -194,7 +195,7 @@ class EventEndpointsController {
   }
 
   @DeleteMapping("/{id}/secrets/previous")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode dropPrevious(@PathVariable("id") String id, HttpServletRequest request) {
     EventEndpoint e = require(request, id);
     return EventViews.endpoint(e.secrets().size() <= 1 ? e : save(e.toBuilder().secret(e.secrets().getFirst()).build()));

@@ -22,6 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/event-types")
+@Requires(Permission.READ)
 class EventTypesController {
   static final Set<String> FIELDS = Set.of("name", "description", "schema");
   private static final ApiResource TYPES = new ApiResource("name", "/api/v1/event-types", "event type",
@@ -46,7 +47,7 @@ class EventTypesController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     ObjectNode in = bodies.object(request, FIELDS);
     String name = JsonInput.requiredText(in, "", "name");
@@ -56,7 +57,7 @@ class EventTypesController {
   }
 
   @PutMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
     ObjectNode in = bodies.object(request, FIELDS);
     require(request, name);
@@ -65,7 +66,7 @@ class EventTypesController {
   }
 
   @DeleteMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     herald.events().deleteType(EventTenant.of(request), name);

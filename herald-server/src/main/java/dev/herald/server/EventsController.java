@@ -31,6 +31,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/events")
+@Requires(Permission.READ)
 class EventsController {
   static final Set<String> FIELDS = Set.of("type", "payload", "idempotencyKey", "orderingKey", "fireAt", "traceparent");
   private static final Set<String> SEARCH_PARAMS = Set.of("type", "createdFrom", "createdTo", "offset", "limit");
@@ -46,6 +47,7 @@ class EventsController {
   }
 
   @PostMapping
+  @Requires(Permission.CREATE_NOTICES)
   ResponseEntity<ObjectNode> publish(HttpServletRequest request) {
     ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", FIELDS);

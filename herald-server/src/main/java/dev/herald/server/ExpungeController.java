@@ -35,7 +35,7 @@ class ExpungeController {
   }
 
   @PostMapping("/api/v1/notices/{id}/expunge")
-  @AdminOnly
+  @Requires(Permission.EXPUNGE)
   ObjectNode notice(@PathVariable("id") String id, HttpServletRequest request) {
     UUID uuid = JsonInput.uuid(id, "id");
     Caller caller = ApiFilter.caller(request);
@@ -46,7 +46,7 @@ class ExpungeController {
   }
 
   @PostMapping("/api/v1/notices/expunge")
-  @AdminOnly
+  @Requires(Permission.EXPUNGE)
   ObjectNode noticeByKey(HttpServletRequest request) {
     ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", Set.of("definition", "idempotencyKey"));
@@ -69,14 +69,14 @@ class ExpungeController {
   }
 
   @PostMapping("/api/v1/events/{id}/expunge")
-  @AdminOnly
+  @Requires(Permission.EXPUNGE)
   ObjectNode event(@PathVariable("id") String id, HttpServletRequest request) {
     UUID uuid = JsonInput.uuid(id, "id");
     return expungeEvent(request, uuid);
   }
 
   @PostMapping("/api/v1/events/expunge")
-  @AdminOnly
+  @Requires(Permission.EXPUNGE)
   ObjectNode eventByKey(HttpServletRequest request) {
     ObjectNode in = bodies.object(request);
     JsonInput.only(in, "", Set.of("idempotencyKey"));

@@ -34,6 +34,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/notices")
+@Requires(Permission.ACT_ON_NOTICES)
 class NoticeActionsController {
   static final Set<String> EDIT_FIELDS = Set.of("id", "payload", "fireAt", "delay", "callbackUrl");
 
@@ -137,6 +138,7 @@ class NoticeActionsController {
   }
 
   @PostMapping("/lookup")
+  @Requires(Permission.READ)
   ObjectNode lookup(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);

@@ -39,6 +39,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/notices")
+@Requires(Permission.CREATE_NOTICES)
 class NoticeCreateController {
   static final Set<String> CREATE_FIELDS = Set.of(
       "definition", "callbackUrl", "fallbackUrls", "payload", "fireAt", "delay", "idempotencyKey", "description",
@@ -159,7 +160,7 @@ class NoticeCreateController {
     } else if (o.has("fallbackUrls")) {
       throw ApiException.invalid(child(path, "fallbackUrls"), "needs a callbackUrl: the fail-over targets of a"
           + " definition's own target are its option fallback-targets");
-    } else if (PerNoticeTarget.of(d)) {
+    } else if (d.perNoticeTarget()) {
       throw ApiException.invalid(child(path, "callbackUrl"),
           "is required: definition '" + name + "' has no URL of its own");
     }

@@ -27,6 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** Notices read: search by definition, status and creation time, and one notice with its attempt log. */
 @RestController
 @RequestMapping("/api/v1/notices")
+@Requires(Permission.READ)
 class NoticeReadController {
   private static final Set<String> SEARCH_PARAMS = Set.of("definition", "status", "createdFrom", "createdTo", "offset",
       "limit");

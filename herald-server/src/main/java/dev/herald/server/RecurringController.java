@@ -29,6 +29,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/recurring")
+@Requires(Permission.READ)
 class RecurringController {
   static final Set<String> FIELDS = Set.of("name", "description", "definition", "payload", "cron", "zone", "every",
       "anchor", "missed", "paused");
@@ -65,7 +66,7 @@ class RecurringController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     ObjectNode in = bodies.object(request, FIELDS);
     String name = JsonInput.requiredText(in, "", "name");
@@ -75,7 +76,7 @@ class RecurringController {
   }
 
   @PutMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
     ObjectNode in = bodies.object(request, FIELDS);
     require(request, name);
@@ -84,7 +85,7 @@ class RecurringController {
   }
 
   @DeleteMapping("/{name}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<Void> delete(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     herald.recurring().delete(EventTenant.of(request), name);
@@ -92,14 +93,14 @@ class RecurringController {
   }
 
   @PostMapping("/{name}/pause")
-  @AdminOnly
+  @Requires(Permission.ACT_ON_SCHEDULES)
   ObjectNode pause(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     return view(herald.recurring().pause(EventTenant.of(request), name));
   }
 
   @PostMapping("/{name}/resume")
-  @AdminOnly
+  @Requires(Permission.ACT_ON_SCHEDULES)
   ObjectNode resume(@PathVariable("name") String name, HttpServletRequest request) {
     require(request, name);
     return view(herald.recurring().resume(EventTenant.of(request), name));

@@ -193,6 +193,6 @@ class ServerConfiguration implements WebMvcConfigurer {
 
   @Override
   public void addInterceptors(InterceptorRegistry registry) {
-    registry.addInterceptor(new RoleInterceptor()).addPathPatterns("/api/**");
+    registry.addInterceptor(new PermissionInterceptor()).addPathPatterns("/api/**");
   }
 }

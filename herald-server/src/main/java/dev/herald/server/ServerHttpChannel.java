@@ -70,6 +70,11 @@ public final class ServerHttpChannel implements Channel {
     http.validateTarget(target);
   }
 
+  @Override
+  public boolean perNoticeTargets() {
+    return http.perNoticeTargets();
+  }
+
   /** The webhook channel's options and {@code callback-origins}, which the server reads. */
   @Override
   public java.util.List<dev.herald.spi.DefinitionOption> options() {

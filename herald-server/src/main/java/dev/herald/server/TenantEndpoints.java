@@ -5,12 +5,14 @@ import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
+import dev.herald.Targets;
 import dev.herald.channel.http.HttpChannel;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,7 +47,13 @@ public final class TenantEndpoints {
       if (target == null || !seen.add(tenants.get(i) + " " + target)) {
         continue;
       }
-      for (String url : target.strip().split("\\s+")) {
+      List<String> urls;
+      try {
+        urls = Targets.parse(target).list();
+      } catch (InvalidInputException e) {
+        continue; // not a fail-over list (enqueue checked it): no endpoint
+      }
+      for (String url : urls) {
         try {
           record(tenants.get(i), HttpChannel.endpointOf(url));
         } catch (InvalidInputException e) {
@@ -113,13 +121,21 @@ public final class TenantEndpoints {
     if (!d.channel().equals(HttpChannel.NAME)) {
       return out;
     }
-    for (String u : (d.target() + " " + d.options().getOrDefault("fallback-targets", "")).strip().split("\\s+")) {
-      if (!u.isBlank() && !PerNoticeTarget.is(u)) {
+    List<String> urls = new ArrayList<>();
+    for (String text : new String[] {d.target(), d.options().get("fallback-targets")}) {
+      if (text != null && !text.isBlank()) {
         try {
-          out.add(HttpChannel.endpointOf(u));
+          urls.addAll(Targets.parse(text).list());
         } catch (InvalidInputException e) {
-          // not a URL: no endpoint
+          // not a fail-over list: no endpoint
         }
+      }
+    }
+    for (String u : urls) {
+      try {
+        out.add(HttpChannel.endpointOf(u));
+      } catch (InvalidInputException e) {
+        // not a URL: no endpoint
       }
     }
     return out;

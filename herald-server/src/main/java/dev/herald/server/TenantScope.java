@@ -39,7 +39,7 @@ public final class TenantScope {
     if (caller.everyTenant() || (tenants.onlyDefault() && caller.tenant().equals(Tenants.DEFAULT))) {
       return true;
     }
-    return caller.tenant().equals(owners.tenantOf(id));
+    return Access.touches(caller, owners.tenantOf(id));
   }
 
   /** @throws NoticeNotFoundException if the caller does not see it, as for a notice that does not exist */
@@ -57,7 +57,7 @@ public final class TenantScope {
     }
     Map<UUID, String> known = owners.tenantsOf(ids);
     for (UUID id : ids) {
-      if (!caller.tenant().equals(known.getOrDefault(id, Tenants.DEFAULT))) {
+      if (!Access.touches(caller, known.getOrDefault(id, Tenants.DEFAULT))) {
         out.add(id);
       }
     }
@@ -87,9 +87,9 @@ public final class TenantScope {
         && (name.equals(properties.getCallbackDefinition()) || tenants.grantsOf(caller.tenant()).contains(name));
   }
 
-  /** Whether the caller may change or delete the definition: an admin of its owner, or of every tenant. */
+  /** Whether the caller may change or delete the definition: one who manages definitions, of its owner or every tenant. */
   public boolean mayChangeDefinition(Caller caller, String name) {
-    return caller.admin() && (caller.everyTenant() || tenants.ownerOf(name).equals(caller.tenant()));
+    return Access.may(caller, Permission.MANAGE_DEFINITIONS) && Access.touches(caller, tenants.ownerOf(name));
   }
 
   /** The definitions the caller sees. */
@@ -103,7 +103,7 @@ public final class TenantScope {
    */
   public void checkNewDefinitionName(Caller caller, String name) {
     String owner = tenants.ownerOf(name);
-    if (caller.everyTenant() || owner.equals(caller.tenant())) {
+    if (Access.touches(caller, owner)) {
       return;
     }
     throw ApiException.invalid("name", caller.tenant().equals(Tenants.DEFAULT)

@@ -24,6 +24,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 @RestController
 @RequestMapping("/api/v1/tenants")
+@Requires(Permission.READ)
 class TenantsController {
   static final Set<String> FIELDS = Set.of("id", "name", "callbackOrigins", "maxBacklog", "maxRate");
   private static final ApiResource TENANTS = new ApiResource("id", "/api/v1/tenants", "tenant", "no tenant", null);
@@ -43,7 +44,7 @@ class TenantsController {
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    return ApiResource.items(tenants.list().stream().filter(t -> caller.sees(t.id())).toList(), this::view);
+    return ApiResource.items(tenants.list().stream().filter(t -> Access.touches(caller, t.id())).toList(), this::view);
   }
 
   @GetMapping("/{id}")
@@ -52,9 +53,9 @@ class TenantsController {
   }
 
   @PostMapping
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request, FIELDS);
     String id = JsonInput.requiredText(in, "", "id");
     Set<String> names = herald.definitions().list().stream().map(d -> d.name()).collect(Collectors.toSet());
@@ -66,9 +67,9 @@ class TenantsController {
 
   /** Replaces the tenant's name, callback origins and quotas (absent ones: none). */
   @PutMapping("/{id}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ObjectNode update(@PathVariable("id") String id, HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request, FIELDS);
     TENANTS.refuseRename(in, id);
     require(id, caller);
@@ -80,10 +81,10 @@ class TenantsController {
 
   /** Lets the tenant use a definition of the default tenant (create its notices, read it). */
   @PutMapping("/{id}/grants/{definition}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ObjectNode grant(@PathVariable("id") String id, @PathVariable("definition") String definition,
       HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     require(id, caller);
     if (id.equals(Tenants.DEFAULT)) {
       throw ApiException.invalid("id", "the default tenant owns the definitions it could be granted");
@@ -102,10 +103,10 @@ class TenantsController {
   }
 
   @DeleteMapping("/{id}/grants/{definition}")
-  @AdminOnly
+  @Requires(Permission.MANAGE_TENANTS)
   ObjectNode revokeGrant(@PathVariable("id") String id, @PathVariable("definition") String definition,
       HttpServletRequest request) {
-    Caller caller = operator(request);
+    Caller caller = ApiFilter.caller(request);
     require(id, caller);
     if (!tenants.revokeGrant(definition, id)) {
       throw ApiException.notFound("tenant " + id + " has no grant of definition '" + definition + "'");
@@ -115,11 +116,7 @@ class TenantsController {
   }
 
   private Tenants.Tenant require(String id, Caller caller) {
-    return TENANTS.found(tenants.find(id).filter(t -> caller.sees(t.id())), id);
-  }
-
-  private static Caller operator(HttpServletRequest request) {
-    return ApiFilter.operator(request, "changes tenants");
+    return TENANTS.found(tenants.find(id).filter(t -> Access.touches(caller, t.id())), id);
   }
 
   private static List<String> origins(ObjectNode in) {

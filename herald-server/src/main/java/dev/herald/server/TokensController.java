@@ -16,7 +16,7 @@ import tools.jackson.databind.node.ObjectNode;
 /** API tokens: admin only. A new token's secret is in the creation response and nowhere else. */
 @RestController
 @RequestMapping("/api/v1/tokens")
-@AdminOnly
+@Requires(Permission.MANAGE_TOKENS)
 class TokensController {
   private final ApiTokens tokens;
   private final RequestBodies bodies;

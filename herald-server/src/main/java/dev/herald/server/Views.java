@@ -90,7 +90,7 @@ final class Views {
     ObjectNode o = object();
     o.put("name", d.name());
     o.put("channel", d.channel());
-    o.put("target", PerNoticeTarget.shown(d));
+    o.put("target", d.target()); // null: each notice gives its own URL
     o.put("retry", d.retrySchedule().text());
     o.put("maxAttempts", d.maxAttempts());
     o.put("maxInterval", duration(d.maxInterval()));

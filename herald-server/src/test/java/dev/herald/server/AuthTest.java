@@ -89,6 +89,36 @@ class AuthTest extends ServerTest {
   }
 
   @Test
+  void anAdminTokenOfOneTenantGets403OnWhatEveryTenantShares() {
+    String tenant = "auth" + java.util.UUID.randomUUID().toString().substring(0, 6);
+    assertThat(admin.post("/api/v1/tenants", "{\"id\":\"" + tenant + "\"}").status()).isEqualTo(201);
+    TestServer.Resp made = admin.post("/api/v1/tokens",
+        "{\"name\": \"tenant admin\", \"role\": \"admin\", \"tenant\": \"" + tenant + "\"}");
+    assertThat(made.status()).as(made.toString()).isEqualTo(201);
+    TestServer.Api tenantAdmin = server.as(made.json().get("token").asString());
+
+    assertThat(tenantAdmin.get("/api/v1/tokens").status()).as("its tenant's tokens").isEqualTo(200);
+    TestServer.Resp tenants = tenantAdmin.put("/api/v1/tenants/" + tenant, "{\"name\": \"mine\"}");
+    assertThat(tenants.status()).as(tenants.toString()).isEqualTo(403);
+    assertThat(tenants.json().get("detail").asString()).isEqualTo("PUT /api/v1/tenants/" + tenant
+        + " changes tenants: it needs an admin token of every tenant; this one is tenant " + tenant + "'s");
+    TestServer.Resp endpoints = tenantAdmin.post("/api/v1/endpoints/disable", "{\"url\": \"https://example.com/\"}");
+    assertThat(endpoints.status()).as(endpoints.toString()).isEqualTo(403);
+    assertThat(endpoints.json().get("detail").asString()).contains("changes an endpoint every tenant shares");
+    assertThat(admin.get("/api/v1/tenants/" + tenant).json().get("name").asString("")).as("unchanged")
+        .isNotEqualTo("mine");
+  }
+
+  @Test
+  void aClientTokenMayNotPauseSchedules() {
+    TestServer.Resp made = admin.post("/api/v1/tokens", "{\"name\": \"scheduler\", \"role\": \"client\"}");
+    TestServer.Resp r = server.as(made.json().get("token").asString()).post("/api/v1/recurring/any/pause", "");
+    assertThat(r.status()).as(r.toString()).isEqualTo(403);
+    assertThat(r.json().get("detail").asString())
+        .isEqualTo("POST /api/v1/recurring/any/pause needs an admin token; token 'scheduler' has role client");
+  }
+
+  @Test
   void tokensAreListedWithoutSecretsStoredHashedAndRevocable() throws Exception {
     TestServer.Resp made = admin.post("/api/v1/tokens", "{\"name\": \"second admin\", \"role\": \"admin\"}");
     String token = made.json().get("token").asString();

@@ -75,4 +75,28 @@ class ChannelDefinitionsTest {
         {"name": "order-paid", "channel": "amqp", "target": "orders/order.paid", "options": {"confirm-timeout": "5s"}}""");
     assertThat(ok.status()).as(ok.toString()).isEqualTo(201);
   }
+
+  @Test
+  void aDefinitionWithoutTargetTakesEachNoticesOwnUrlAndOnlyThroughHttp() {
+    String defs = "/api/v1/definitions";
+    assertInvalid(admin.post(defs, """
+        {"name": "m3", "channel": "mail", "options": {"subject": "s", "text": "t"}}"""),
+        "target", "is required: channel 'mail' delivers to its definition's target");
+    assertInvalid(admin.post(defs, """
+        {"name": "a3", "channel": "amqp"}"""), "target", "is required: channel 'amqp'");
+    TestServer.Resp made = admin.post(defs, "{\"name\": \"own-url\", \"channel\": \"http\"}");
+    assertThat(made.status()).as(made.toString()).isEqualTo(201);
+    assertThat(admin.get(defs + "/own-url").json().get("target").isNull()).isTrue();
+    assertThat(admin.get(defs + "/callback").json().get("target").isNull()).as("the built-in one too").isTrue();
+    assertInvalid(admin.post("/api/v1/notices", "{\"notices\": [{\"definition\": \"own-url\", \"payload\": 1}]}"),
+        "notices[0].callbackUrl", "is required: definition 'own-url' has no URL of its own");
+
+    dev.herald.server.console.ConsoleUsers users = server.context.getBean(dev.herald.server.console.ConsoleUsers.class);
+    users.create("per-notice-viewer", ConsoleAccessTest.PASSWORD, dev.herald.server.console.ConsoleRole.VIEWER, "test");
+    ConsoleSession s = new ConsoleSession(server);
+    s.login("per-notice-viewer", ConsoleAccessTest.PASSWORD);
+    String page = s.get("/console/definitions/own-url").body();
+    assertThat(page).contains("each notice gives its own URL").doesNotContain(".invalid");
+    assertThat(s.get("/console/definitions").body()).contains("each notice gives its own URL");
+  }
 }

@@ -91,6 +91,17 @@ class ConsoleAccessTest extends ServerTest {
     assertThat(disabled(endpoint)).isFalse();
   }
 
+  @Test
+  void aConsolePathThatDeclaresNoPermissionIsRefusedEvenToAnAdminOfEveryTenant() {
+    ConsoleSession boss = loggedIn(user(ConsoleRole.ADMIN));
+    String page = boss.get("/console/notices").body();
+    assertThat(boss.get("/console/admin/tokens").statusCode()).isEqualTo(200);
+    assertThat(boss.get("/console/admin/audit").statusCode()).isEqualTo(200);
+    assertThat(boss.get("/console/admin/no-such-page").statusCode()).isEqualTo(403);
+    assertThat(boss.post("/console/no-such-action", "_csrf=" + ConsoleSession.csrf(page)).statusCode())
+        .isEqualTo(403);
+  }
+
   private static boolean disabled(String endpoint) {
     for (var e : admin.get("/api/v1/endpoints").json().get("items")) {
       if (e.get("endpoint").asString().equals(endpoint)) {

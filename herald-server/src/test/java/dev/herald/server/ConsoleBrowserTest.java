@@ -249,8 +249,7 @@ class ConsoleBrowserTest {
     loginAs("admin", ADMIN_PASSWORD);
     browser.get(server.url("/console/endpoints"));
     endpointRow(endpoint).findElement(By.className("disable-reason")).sendKeys("deploy");
-    endpointRow(endpoint).findElement(By.className("disable-endpoint")).click();
-    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    submitAndAwait(endpointRow(endpoint).findElement(By.className("disable-endpoint")), "message");
     assertThat(text("message")).contains(endpoint).contains("disabled");
     assertThat(endpointRow(endpoint).findElement(By.className("disabled-flag")).getText()).contains("disabled")
         .contains("deploy");
@@ -262,24 +261,34 @@ class ConsoleBrowserTest {
     WebElement rate = endpointRow(endpoint).findElement(By.className("max-rate"));
     rate.clear();
     rate.sendKeys("5/s");
-    endpointRow(endpoint).findElement(By.className("set-rate")).click();
-    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    submitAndAwait(endpointRow(endpoint).findElement(By.className("set-rate")), "message");
     assertThat(endpointJson(endpoint).get("ownMaxRate").asString()).isEqualTo("5/s");
     assertThat(endpointRow(endpoint).findElement(By.className("rate")).getText()).isEqualTo("5/s");
     shot("endpoints");
 
-    endpointRow(endpoint).findElement(By.className("enable-endpoint")).click();
-    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("message")));
+    submitAndAwait(endpointRow(endpoint).findElement(By.className("enable-endpoint")), "message");
     assertThat(endpointJson(endpoint).get("disabled").asBoolean()).isFalse();
     await().atMost(Duration.ofSeconds(10)).until(() -> status(waiting).equals("SUCCEEDED"));
 
     WebElement bad = endpointRow(endpoint).findElement(By.className("max-rate"));
     bad.clear();
     bad.sendKeys("fast");
-    endpointRow(endpoint).findElement(By.className("set-rate")).click();
-    wait.until(ExpectedConditions.presenceOfElementLocated(By.id("error")));
+    submitAndAwait(endpointRow(endpoint).findElement(By.className("set-rate")), "error");
     assertThat(text("error")).startsWith("maxRate:");
     assertThat(endpointJson(endpoint).get("ownMaxRate").asString()).as("unchanged").isEqualTo("5/s");
+  }
+
+  /**
+   * Submits a form and waits for the next page's element {@code id}: the page before may show one
+   * already (the last action's message), so the wait starts once that page is gone.
+   */
+  private void submitAndAwait(WebElement button, String id) {
+    List<WebElement> before = browser.findElements(By.id(id));
+    button.click();
+    if (!before.isEmpty()) {
+      wait.until(ExpectedConditions.stalenessOf(before.getFirst()));
+    }
+    wait.until(ExpectedConditions.presenceOfElementLocated(By.id(id)));
   }
 
   @Test

@@ -40,7 +40,8 @@ class EndpointCredentialsApiTest extends ServerTest {
           {"id": "%s", "url": "%s", "eventTypes": ["%s"],
            "secretHeaders": {"X-Api-Key": "k-sealed-123"},
            "options": {"oauth2.client-secret": "never-shown", "oauth2.client-id": "acme",
-                       "oauth2.url": "https://auth.acme.example/token"}}"""
+                       "oauth2.url": "https://auth.acme.example/token",
+                       "full-success-log": "true"}}"""
           .formatted(id, receiver.url("/in"), type));
       assertThat(created.status()).as(created.toString()).isEqualTo(201);
       String secret = created.json().get("secret").asString();
@@ -56,7 +57,8 @@ class EndpointCredentialsApiTest extends ServerTest {
 
       // the token endpoint does not exist: no request is sent; then without OAuth 2.0 the sealed header goes out
       TestServer.Resp put = admin.put("/api/v1/event-endpoints/" + id, """
-          {"url": "%s", "eventTypes": ["%s"], "secretHeaders": {"X-Api-Key": "********"}}"""
+          {"url": "%s", "eventTypes": ["%s"], "secretHeaders": {"X-Api-Key": "********"},
+           "options": {"full-success-log": "true"}}"""
           .formatted(receiver.url("/in"), type));
       assertThat(put.status()).as(put.toString()).isEqualTo(200);
       assertThat(storedOptions("endpoint." + id)).doesNotContain("oauth2").contains("secret-header.x-api-key=enc:v1:");

@@ -56,7 +56,7 @@ class EventsApiTest extends ServerTest {
       JsonNode created = endpoint("""
           {"id": "%s", "url": "%s", "eventTypes": ["%s"], "headers": {"X-Partner": "acme"},
            "secretHeaders": {"X-Api-Key": "k-123-secret"}, "maxRate": "50/s", "maxConcurrency": 4,
-           "retry": "1s, 1m", "description": "Acme ERP"}""".formatted(a, acme.url("/hooks"), type));
+           "retry": "1s, 1m", "description": "Acme ERP", "options": {"full-success-log": "true"}}""".formatted(a, acme.url("/hooks"), type));
       assertThat(created.get("secret").asString()).startsWith("whsec_");
       assertThat(created.get("secretHeaders").get("x-api-key").asString()).isEqualTo(Views.MASK);
       assertThat(created.get("headers").get("x-partner").asString()).isEqualTo("acme");

@@ -29,7 +29,7 @@ class PayloadOnceTest extends ServerTest {
     Herald herald = server.context.getBean(Herald.class);
     NoticeRequest r = server.context.getBean(NoticeCreateController.class).createRequest(
         in.get("notices").get(0), "notices[0]", name -> herald.definitions().find(name), null,
-        new Caller("test", null, true, "127.0.0.1"));
+        new Caller("test", null, java.util.EnumSet.allOf(Permission.class), "127.0.0.1"));
     assertThat(r.checkedPayload()).as("a String payload would be scanned again at intake").isNotNull();
     assertThat(r.payload()).isSameAs(r.checkedPayload().text()).isEqualTo(STORED);
   }

@@ -117,7 +117,8 @@ class SigningOracleTest extends ServerTest {
   @Test
   void aReceiverConfirmsWithTheCapabilitySentWithItsWebhookAndNoToken() throws Exception {
     try (Receiver merchant = new Receiver()) {
-      String def = define("confirmed", "\"target\":\"%s\",\"confirmRequired\":true,\"confirmTimeout\":\"1h\""
+      String def = define("confirmed", ("\"target\":\"%s\",\"confirmRequired\":true,\"confirmTimeout\":\"1h\","
+          + "\"options\":{\"full-success-log\":\"true\"}")
           .formatted(merchant.url("/notify")));
       String first = create(admin, "{\"definition\":\"" + def + "\",\"payload\":1}");
       String second = create(admin, "{\"definition\":\"" + def + "\",\"payload\":2}");

@@ -109,7 +109,7 @@ class WebhookDeliveryTest extends ServerTest {
     String newSecret = newSecret();
     try (Receiver receiver = new Receiver()) {
       String def = define("signed", """
-          "target": "%s", "options": {"secrets": "%s %s", "timeout": "5s"}"""
+          "target": "%s", "options": {"secrets": "%s %s", "timeout": "5s", "full-success-log": "true"}"""
           .formatted(receiver.url("/signed"), oldSecret, newSecret));
       JsonNode shown = admin.get("/api/v1/definitions/" + def).json();
       assertThat(shown.get("options").get("secrets").asString()).isEqualTo("********");

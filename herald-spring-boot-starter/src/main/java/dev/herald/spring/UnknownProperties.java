@@ -22,8 +22,10 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 /**
  * Fails start-up on a key under {@code herald.*} that nothing reads, such as {@code
  * herald.pol-interval} or {@code herald.definitions.orders.chanel}, naming the closest known key. The
- * known keys are {@link HeraldProperties}' own, read from its class; keys under the prefix of another
- * {@code @ConfigurationProperties} bean (such as the server's {@code herald.server.*}) belong to it.
+ * known keys are {@link HeraldProperties}' own, read from its class, and the channel modules' under their
+ * prefixes ({@code herald.http.*} and the rest, read from their properties classes, or from a bean's
+ * subclass of one, such as the server's); keys under the prefix of another {@code
+ * @ConfigurationProperties} bean (such as the server's {@code herald.server.*}) belong to it.
  * Environment variables are not checked: their names map loosely to keys, and a variable such as
  * {@code HERALD_HOME} may mean something else.
  */
@@ -36,9 +38,11 @@ final class UnknownProperties {
    * contributes its prefix where it is declared: a properties class's {@code @ConfigurationProperties},
    * the metrics auto-configuration's switch.
    */
+  private static final List<Class<?>> MODULES = List.of(HttpChannelProperties.class, MailChannelProperties.class,
+      AmqpChannelProperties.class, KafkaChannelProperties.class);
+
   private static final List<ConfigurationPropertyName> OPTIONAL_PARTS = java.util.stream.Stream.concat(
-      java.util.stream.Stream.of(HttpChannelProperties.class, MailChannelProperties.class, AmqpChannelProperties.class,
-          KafkaChannelProperties.class).map(UnknownProperties::prefixOf),
+      MODULES.stream().map(UnknownProperties::prefixOf),
       java.util.stream.Stream.of(HeraldMetricsAutoConfiguration.class.getAnnotation(
           org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty.class).name()[0])
           .map(switchName -> switchName.substring(0, switchName.lastIndexOf('.'))))
@@ -54,6 +58,7 @@ final class UnknownProperties {
   /** @throws HeraldConfigurationException naming the first unknown key and the closest known one */
   static void check(Environment environment, ConfigurableListableBeanFactory beanFactory) {
     List<ConfigurationPropertyName> owned = otherPrefixes(beanFactory);
+    Map<ConfigurationPropertyName, Class<?>> modules = moduleClasses(beanFactory);
     for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
       if (!(source instanceof IterableConfigurationPropertySource iterable)
           || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
@@ -61,14 +66,43 @@ final class UnknownProperties {
       }
       iterable.stream()
           .filter(ROOT::isAncestorOf)
-          .filter(name -> owned.stream().noneMatch(prefix -> prefix.equals(name) || prefix.isAncestorOf(name)))
-          .forEach(name -> unknownAt(name, 1, HeraldProperties.class).ifPresent(known -> {
+          .forEach(name -> unknown(name, modules, owned).ifPresent(known -> {
             throw new HeraldConfigurationException(name.toString(), "no such property; did you mean " + known + "?",
                 "Fix the key. Herald's properties are listed in"
                     + " its starter's README and in your IDE; set herald.fail-on-unknown-properties=false to allow"
                     + " keys that something else reads.");
           }));
     }
+  }
+
+  /** The closest known key if {@code name} is unknown; empty if it is known or another bean's. */
+  private static Optional<String> unknown(ConfigurationPropertyName name, Map<ConfigurationPropertyName, Class<?>> modules,
+      List<ConfigurationPropertyName> owned) {
+    for (Map.Entry<ConfigurationPropertyName, Class<?>> m : modules.entrySet()) {
+      if (m.getKey().isAncestorOf(name)) {
+        return unknownAt(name, m.getKey().getNumberOfElements(), m.getValue());
+      }
+    }
+    if (owned.stream().anyMatch(prefix -> prefix.equals(name) || prefix.isAncestorOf(name))) {
+      return Optional.empty();
+    }
+    return unknownAt(name, 1, HeraldProperties.class);
+  }
+
+  /** Each channel module's prefix and the class its keys are read from: a bean's subclass where there is one. */
+  private static Map<ConfigurationPropertyName, Class<?>> moduleClasses(ConfigurableListableBeanFactory beanFactory) {
+    Map<ConfigurationPropertyName, Class<?>> out = new LinkedHashMap<>();
+    for (Class<?> module : MODULES) {
+      Class<?> type = module;
+      for (String bean : beanFactory.getBeanNamesForType(module, true, false)) {
+        Class<?> beanType = beanFactory.getType(bean, false);
+        if (beanType != null && module.isAssignableFrom(beanType) && type.isAssignableFrom(beanType)) {
+          type = org.springframework.util.ClassUtils.getUserClass(beanType);
+        }
+      }
+      out.put(ConfigurationPropertyName.of(prefixOf(module)), type);
+    }
+    return out;
   }
 
   private static List<ConfigurationPropertyName> otherPrefixes(ConfigurableListableBeanFactory beanFactory) {
@@ -114,7 +148,8 @@ final class UnknownProperties {
 
   /** A group of settings of its own, such as a definition, rather than a value. */
   private static boolean isNested(Class<?> type) {
-    return type.getEnclosingClass() == HeraldProperties.class;
+    return type.getEnclosingClass() != null && type.getPackageName().equals(HeraldProperties.class.getPackageName())
+        && !type.isEnum();
   }
 
   private static Class<?> mapValueType(PropertyDescriptor p) {

@@ -73,6 +73,27 @@ class UnknownPropertiesTest {
   }
 
   @Test
+  void aTypoInAChannelModulesSetting() {
+    runner().withPropertyValues("herald.http.alow=10.0.0.5").run(ctx -> assertThat(failure(ctx))
+        .contains("herald.http.alow: no such property; did you mean herald.http.allow?"));
+    runner().withPropertyValues("herald.mail.hots=smtp.example").run(ctx -> assertThat(failure(ctx))
+        .contains("did you mean herald.mail.host?"));
+    runner().withPropertyValues("herald.amqp.intakes.orders.queue=orders", "herald.amqp.intakes.orders.prefech=5")
+        .run(ctx -> assertThat(failure(ctx)).contains("did you mean herald.amqp.intakes.orders.prefetch?"));
+    runner().withPropertyValues("herald.kafka.bootstrap-server=localhost:9092").run(ctx -> assertThat(failure(ctx))
+        .contains("did you mean herald.kafka.bootstrap-servers?"));
+  }
+
+  @Test
+  void theChannelModulesKeysAreAccepted() {
+    runner().withPropertyValues("herald.http.allow[0]=10.0.0.5", "herald.http.allow-private-networks=true",
+            "herald.http.max-rate-per-endpoint=10/s", "herald.amqp.brokers.main=amqp://localhost",
+            "herald.amqp.intakes.orders.queue=orders", "herald.kafka.properties.linger.ms=5",
+            "herald.kafka.intakes.events.properties.max.poll.records=10")
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+  }
+
+  @Test
   void everyFormOfAKnownKeyIsAccepted() {
     runner().withPropertyValues("herald.pollInterval=2s", "herald.max_held=100", "herald.only-definitions[0]=order-placed",
             "herald.definitions.order-placed.options.retry-on=java.io.IOException", "herald.definitions.order-placed.maxAttempts=3",

@@ -13,7 +13,6 @@ import dev.herald.spi.Delivery;
 import dev.herald.spi.PeerStatus;
 import dev.herald.health.PeerHealth;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -95,12 +94,12 @@ public final class AmqpChannel implements Channel {
     this.name = b.name();
     this.confirmTimeout = b.confirmTimeout;
     this.maxInFlightPerBroker = b.maxInFlightPerBroker;
-    this.health = new PeerHealth(b.name(), PeerStatus.Kind.BROKER, b.clock, 1, b.healthLogEvery());
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.BROKER, b.clock(), 1, b.healthLogEvery());
     Map<String, BrokerPublisher> m = new LinkedHashMap<>();
     b.brokers.forEach((n, f) -> {
       health.register(n, address(f));
       m.put(n, new BrokerPublisher(n, f, b.reconnectDelay, b.busyDelay(), b.maxInFlightPerBroker,
-          Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions, timer, b.clock, health));
+          Math.min(b.maxInFlightPerExchange, b.maxInFlightPerBroker), executor, completions, timer, b.clock(), health));
     });
     this.brokers = Map.copyOf(m);
     this.defaultBroker = b.brokers.size() == 1 ? b.brokers.keySet().iterator().next() : null;
@@ -288,7 +287,6 @@ public final class AmqpChannel implements Channel {
     private Duration reconnectDelay = Duration.ofSeconds(1);
     private int maxInFlightPerBroker = 1000;
     private int maxInFlightPerExchange = 500;
-    private Clock clock = Clock.systemUTC();
     private Duration healthProbeInterval = Duration.ofSeconds(5);
 
     private Builder() {
@@ -354,11 +352,6 @@ public final class AmqpChannel implements Channel {
      */
     public Builder maxInFlightPerExchange(int max) {
       this.maxInFlightPerExchange = max;
-      return this;
-    }
-
-    public Builder clock(Clock clock) {
-      this.clock = clock;
       return this;
     }
 

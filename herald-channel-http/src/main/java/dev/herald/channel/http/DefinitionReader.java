@@ -42,13 +42,16 @@ final class DefinitionReader {
       return r;
     }
     HttpOptions options = options(d);
-    List<Target> targets;
-    try {
-      List<Target> all = new ArrayList<>(FailoverTargets.parse(d.target(), "target"));
-      all.addAll(options.fallbackTargets());
-      targets = List.copyOf(all.size() > FailoverTargets.MAX_TARGETS ? all.subList(0, FailoverTargets.MAX_TARGETS) : all);
-    } catch (InvalidInputException e) {
-      targets = null; // a per-notice-target definition's placeholder; its notices carry their own
+    List<Target> targets = null; // a definition without a target of its own: its notices carry theirs
+    if (!d.perNoticeTarget()) {
+      try {
+        List<Target> all = new ArrayList<>(FailoverTargets.parse(d.target(), "target"));
+        all.addAll(options.fallbackTargets());
+        targets = List.copyOf(all.size() > FailoverTargets.MAX_TARGETS ? all.subList(0, FailoverTargets.MAX_TARGETS)
+            : all);
+      } catch (InvalidInputException e) {
+        targets = null; // a bad target stored before it was checked: each delivery reports it
+      }
     }
     r = new Read(d, options, targets);
     if (byName.size() < MAX_CACHED) {

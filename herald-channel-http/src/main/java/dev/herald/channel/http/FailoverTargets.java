@@ -1,25 +1,26 @@
 package dev.herald.channel.http;
 
 import dev.herald.InvalidInputException;
+import dev.herald.Targets;
 import dev.herald.spi.Delivery;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Document 003's fail-over between receivers: a notice's targets in order, the first one first. A
- * target is written as one URL; a list as URLs separated by spaces (a URL never holds a bare space):
+ * target is written as one URL; a list as URLs separated by spaces ({@link Targets}, the one codec):
  * a notice's own {@code "https://a.example/x https://b.example/x"}, or a definition's target followed
  * by its option {@code fallback-targets}. The notice goes to the next target after {@code
  * failover-after} failed attempts on the current one, and at once while the current one's endpoint
  * has its circuit open or is disabled.
  */
 final class FailoverTargets {
-  static final int MAX_TARGETS = 5;
+  static final int MAX_TARGETS = Targets.MAX;
 
   private FailoverTargets() {}
 
   /**
-   * Parses a target text: one URL, or several separated by spaces.
+   * Parses a target text: one URL, or several separated by spaces ({@link Targets}' form).
    *
    * @throws InvalidInputException naming {@code field}
    */
@@ -27,36 +28,27 @@ final class FailoverTargets {
     if (text == null || text.isBlank()) {
       throw new InvalidInputException(field, "must be an absolute http or https URL, was blank");
     }
-    String stripped = text.strip();
-    String[] urls = hasWhitespace(stripped) ? stripped.split("\\s+") : new String[] {stripped};
-    if (urls.length > MAX_TARGETS) {
-      throw new InvalidInputException(field, "at most " + MAX_TARGETS + " fail-over targets, got " + urls.length);
-    }
-    List<Target> out = new ArrayList<>(urls.length);
+    List<String> urls = Targets.parse(text, field).list();
+    List<Target> out = new ArrayList<>(urls.size());
     for (String url : urls) {
       try {
         out.add(Target.parse(url));
       } catch (InvalidInputException e) {
-        throw new InvalidInputException(field, urls.length == 1 ? e.reason() : "'" + text.strip() + "' is not a URL,"
+        throw new InvalidInputException(field, urls.size() == 1 ? e.reason() : "'" + text.strip() + "' is not a URL,"
             + " nor fail-over URLs separated by spaces: " + e.reason());
       }
     }
     return out;
   }
 
-  private static boolean hasWhitespace(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.isWhitespace(s.charAt(i))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** The targets of a delivery, in order: the notice's own list, else the definition's target and fallbacks. */
   static List<Target> of(Delivery d, HttpOptions o) {
     if (d.notice().target() != null) {
       return parse(d.notice().target(), "target");
+    }
+    if (d.definition().perNoticeTarget()) {
+      throw new InvalidInputException("target", "the notice gives none, and definition '" + d.definition().name()
+          + "' has none of its own");
     }
     List<Target> targets = new ArrayList<>(parse(d.definition().target(), "target"));
     targets.addAll(o.fallbackTargets());

@@ -71,17 +71,17 @@ public final class HttpChannel implements Channel {
   private HttpChannel(Builder b) {
     this.name = b.name();
     this.policy = new TargetPolicy(b.allowPrivateNetworks, b.allowList, b.resolver);
-    this.clock = b.clock;
-    this.health = new PeerHealth(b.name(), PeerStatus.Kind.ENDPOINT, b.clock, b.failureThreshold, b.healthLogEvery());
-    this.endpoints = new Endpoints(b.circuitSettings(), b.clock, b.endpointSoftCap, b.endpointIdleAfter);
-    this.gate = new EndpointGate(endpoints, b.clock, b.busyDelay(), b.defaultRate, b.endpointRates);
+    this.clock = b.clock();
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.ENDPOINT, b.clock(), b.failureThreshold, b.healthLogEvery());
+    this.endpoints = new Endpoints(b.circuitSettings(), b.clock(), b.endpointSoftCap, b.endpointIdleAfter);
+    this.gate = new EndpointGate(endpoints, b.clock(), b.busyDelay(), b.defaultRate, b.endpointRates);
     this.definitions = new DefinitionReader(b.defaultTimeout, b.maxConcurrencyPerEndpoint, b.secretOpener);
     this.transports = new Transports(new GuardedResolver(policy), b.connectTimeout, b.sslContext, b.proxy,
         b.clientThreads);
     WebhookExchange exchange = new WebhookExchange(transports,
-        new OAuth2Tokens(transports.shared(), b.clock, b.secretOpener), policy, clock, b.userAgent, b.connectTimeout,
+        new OAuth2Tokens(transports.shared(), b.clock(), b.secretOpener), policy, clock, b.userAgent, b.connectTimeout,
         b.extraHeaders);
-    this.attempts = new AttemptRunner(exchange, health, b.listener, b.clock);
+    this.attempts = new AttemptRunner(exchange, health, b.listener, b.clock());
   }
 
   public static Builder builder() {
@@ -105,6 +105,12 @@ public final class HttpChannel implements Channel {
     }
   }
 
+  /** Yes: a definition may leave the URL to each notice (such as the server's direct callbacks). */
+  @Override
+  public boolean perNoticeTargets() {
+    return true;
+  }
+
   /** The options a definition may set (see the README's table); the engine refuses others at save. */
   @Override
   public List<dev.herald.spi.DefinitionOption> options() {
@@ -119,8 +125,14 @@ public final class HttpChannel implements Channel {
    * @throws InvalidInputException naming {@code target} or {@code options.<key>}
    */
   public void validate(NoticeDefinition definition) {
-    validateTarget(definition.target());
+    if (!definition.perNoticeTarget()) {
+      validateTarget(definition.target());
+    }
     HttpOptions options = definitions.options(definition);
+    if (definition.perNoticeTarget() && !options.fallbackTargets().isEmpty()) {
+      throw new InvalidInputException("options." + HttpOptions.FALLBACK_TARGETS, "a definition without a target"
+          + " of its own has no fail-over targets either: each notice gives its URLs, fail-over ones after the first");
+    }
     if (options.oauth2() != null) {
       try {
         policy.validate(options.oauth2().tokenUrl().uri().toString());
@@ -289,7 +301,6 @@ public final class HttpChannel implements Channel {
     private TargetPolicy.Resolver resolver = InetAddress::getAllByName;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration defaultTimeout = Duration.ofSeconds(10);
-    private Clock clock = Clock.systemUTC();
     private String userAgent = "Herald-Webhooks/1";
     private int clientThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private SSLContext sslContext;
@@ -334,12 +345,6 @@ public final class HttpChannel implements Channel {
     /** The whole exchange's time limit where a definition has no {@code timeout} option; default 10s. */
     public Builder defaultTimeout(Duration d) {
       this.defaultTimeout = d;
-      return this;
-    }
-
-    /** The time for {@code webhook-timestamp}, Retry-After dates and circuits; default the system clock. */
-    public Builder clock(Clock c) {
-      this.clock = c;
       return this;
     }
 
@@ -418,9 +423,6 @@ public final class HttpChannel implements Channel {
       }
       if (clientThreads < 1) {
         throw new InvalidInputException("clientThreads", "must be >= 1, was " + clientThreads);
-      }
-      if (clock == null) {
-        throw new InvalidInputException("clock", "must not be null");
       }
       if (userAgent == null || userAgent.isBlank()) {
         throw new InvalidInputException("userAgent", "must not be blank");

@@ -21,10 +21,13 @@ import java.util.List;
  * @param headers options {@code header.<name>} and {@code secret-header.<name>}: sent with every request
  * @param tls options {@code tls.*}: a client certificate for mutual TLS, trusted CAs; null for the channel's TLS
  * @param oauth2 options {@code oauth2.*}: client credentials for a bearer token; null for none
+ * @param fullSuccessLog option {@code full-success-log}: a success's attempt log keeps every header, as a
+ *     failure's does; by default it keeps the request line, the status and the start of the body
  */
 record HttpOptions(
     Duration timeout, String expectedBody, Signer signer, Duration maxRetryAfter, int maxConcurrency, Rate maxRate,
-    List<Target> fallbackTargets, int failoverAfter, List<Header> headers, TlsIdentity tls, OAuth2Client oauth2) {
+    List<Target> fallbackTargets, int failoverAfter, List<Header> headers, TlsIdentity tls, OAuth2Client oauth2,
+    boolean fullSuccessLog) {
   /** A header the definition adds to each request; a secret one is masked in the attempt log. */
   record Header(String name, String value, boolean secret) {}
 
@@ -41,6 +44,7 @@ record HttpOptions(
   static final String MAX_RATE = "max-rate";
   static final String FALLBACK_TARGETS = "fallback-targets";
   static final String FAILOVER_AFTER = "failover-after";
+  static final String FULL_SUCCESS_LOG = "full-success-log";
   static final int DEFAULT_FAILOVER_AFTER = 3;
 
   static final Duration DEFAULT_MAX_RETRY_AFTER = Duration.ofHours(1);
@@ -58,6 +62,7 @@ record HttpOptions(
       DefinitionOption.text(MAX_RATE, "requests per period to the endpoint: 100/s, 6000/m, 5/10s"),
       DefinitionOption.text(FALLBACK_TARGETS, "fail-over URLs after the target, separated by spaces"),
       DefinitionOption.wholeNumber(FAILOVER_AFTER, 1, 1000, "failed attempts on a target before the next one"),
+      DefinitionOption.bool(FULL_SUCCESS_LOG, "log a success's headers too, as a failure's (default false)"),
       DefinitionOption.family(HEADER, "a header sent with every request"),
       DefinitionOption.family(SECRET_HEADER, "a header sent with every request, masked in the attempt log")),
       TlsIdentity.OPTIONS.stream().map(k -> DefinitionOption.text(k, "mutual TLS: client certificate, key, trusted CAs")).toList(),
@@ -133,7 +138,7 @@ record HttpOptions(
     String secrets = d.option(SECRETS, null);
     return new HttpOptions(timeout, expected, Signer.parse(secrets == null ? null : open.apply(secrets)), cap,
         concurrency, rate, fallbacks, failoverAfter, headers(d, open), TlsIdentity.of(d, open),
-        OAuth2Client.of(d, open));
+        OAuth2Client.of(d, open), Boolean.parseBoolean(d.option(FULL_SUCCESS_LOG, "false").strip()));
   }
 
   private static final java.util.regex.Pattern HEADER_NAME = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,79}");

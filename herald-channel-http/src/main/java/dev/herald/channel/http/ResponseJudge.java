@@ -21,13 +21,16 @@ import java.util.concurrent.TimeUnit;
  * Turns a receiver's response into the attempt's result and the attempt log's text: 2xx (with the
  * expected body, where one is set) is delivered, 410 is final, 429/503 honour Retry-After and pause
  * the endpoint, other answers are retried; the response's status, headers (cookies masked) and the
- * start of its body are logged.
+ * start of its body are logged. A success's log is compact unless option {@code full-success-log} is
+ * set: no headers, which are the same each time and would be written for every delivered notice.
  */
 final class ResponseJudge {
   /** Most of a response body read; the rest is not. */
   static final int BODY_LIMIT = 64 * 1024;
   /** Most of a response body written to the attempt log. */
   static final int LOGGED_BODY = 1_000;
+  /** Most of a success's response body kept in its compact attempt log. */
+  static final int COMPACT_BODY = 200;
   private static final int LOGGED_HEADERS = 40;
   private static final int LOGGED_HEADER_VALUE = 300;
 
@@ -90,6 +93,10 @@ final class ResponseJudge {
       }
     }
 
+    if (result.outcome() == DeliveryResult.Outcome.DELIVERED && !o.fullSuccessLog()) {
+      return new AttemptOutcome(new DeliveryResult(result.outcome(), compactSuccess(headline, log, r, text, t0),
+          result.retryAfter(), null), verdict, pause, failure);
+    }
     log.append("< ").append(r.http2() ? "HTTP/2" : "HTTP/1.1").append(' ').append(status).append('\n');
     int shown = 0;
     for (Map.Entry<String, String> h : r.headers()) {
@@ -118,6 +125,48 @@ final class ResponseJudge {
     String detail = Attempt.bound(headline + "\n" + log + took(t0));
     result = new DeliveryResult(result.outcome(), detail, result.retryAfter(), null);
     return new AttemptOutcome(result, verdict, pause, failure);
+  }
+
+  /**
+   * A success's attempt log without headers: the request line, notes such as a fail-over or a resend,
+   * the status and the start of the body. Every delivered notice keeps one, so its size is paid on the
+   * success path of every delivery; the headers are the same each time and a failure still logs them.
+   */
+  private static String compactSuccess(String headline, StringBuilder log, HttpTransport.Answer r, String text,
+      long t0) {
+    StringBuilder out = new StringBuilder(headline.length() + 160).append(headline).append('\n');
+    int start = 0;
+    for (int end; start < log.length(); start = end + 1) {
+      end = log.indexOf("\n", start);
+      if (end < 0) {
+        end = log.length();
+      }
+      if (!isHeaderLine(log, start, end)) {
+        out.append(log, start, end).append('\n');
+      }
+    }
+    out.append("< ").append(r.http2() ? "HTTP/2" : "HTTP/1.1").append(' ').append(r.status()).append('\n');
+    if (!text.isEmpty()) {
+      out.append("< ").append(Attempt.bound(text.strip(), COMPACT_BODY).replace('\n', ' ')).append('\n');
+    }
+    return Attempt.bound(out.append(took(t0)).toString());
+  }
+
+  /** Whether {@code log[start, end)} is a request header line, {@code > name: value}. */
+  private static boolean isHeaderLine(CharSequence log, int start, int end) {
+    if (end - start < 4 || log.charAt(start) != '>' || log.charAt(start + 1) != ' ') {
+      return false;
+    }
+    for (int i = start + 2; i < end; i++) {
+      char c = log.charAt(i);
+      if (c == ':') {
+        return i > start + 2;
+      }
+      if (!(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c >= 'A' && c <= 'Z')) {
+        return false;
+      }
+    }
+    return false;
   }
 
   static String took(long t0) {

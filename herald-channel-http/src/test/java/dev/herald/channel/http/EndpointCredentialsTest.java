@@ -219,7 +219,8 @@ class EndpointCredentialsTest {
     servers.add(receiver);
     start(HttpChannel.builder().allow("127.0.0.1").clock(clock).build());
     herald.events().saveEndpoint(EventEndpoint.builder("acme").url(receiver.url("/in")).subscribe("invoice.issued")
-        .oauth2(tokens.url(), "acme-client", "s3cr!t", "invoices:write").retry("1s").build());
+        .oauth2(tokens.url(), "acme-client", "s3cr!t", "invoices:write").retry("1s")
+        .option("full-success-log", "true").build());
 
     PublishedEvent first = herald.events().publish(EventRequest.of("invoice.issued", "{\"n\": 1}"));
     herald.events().publish(EventRequest.of("invoice.issued", "{\"n\": 2}"));

@@ -47,7 +47,8 @@ class EventEndpointsTest {
   void eachEndpointSignsWithItsOwnSecretAndSendsItsOwnHeaders() throws Exception {
     try (Receiver acme = new Receiver(); Receiver globex = new Receiver()) {
       EventEndpoint a = herald.events().saveEndpoint(EventEndpoint.builder("acme").url(acme.url("/in"))
-          .subscribe("invoice.issued").header("X-Partner", "acme").secretHeader("X-Api-Key", "k-123-secret").build());
+          .subscribe("invoice.issued").header("X-Partner", "acme").secretHeader("X-Api-Key", "k-123-secret")
+          .option("full-success-log", "true").build());
       EventEndpoint g = herald.events().saveEndpoint(EventEndpoint.builder("globex").url(globex.url("/in"))
           .subscribe("invoice.issued").build());
       assertThat(a.secrets()).singleElement().satisfies(s -> assertThat(s).startsWith("whsec_"));

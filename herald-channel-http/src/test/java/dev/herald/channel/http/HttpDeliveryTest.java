@@ -88,7 +88,7 @@ class HttpDeliveryTest {
   @Test
   void postsThePayloadWithStandardHeadersAndLogsTheAttempt() {
     receiver.then(Receiver.Response.ok("thanks").header("X-Receiver", "yes"));
-    start(d -> d.option("secrets", SECRET));
+    start(d -> d.option("secrets", SECRET).option("full-success-log", "true"));
 
     Notice n = herald.enqueue("cb", "{\"order\":42}");
     assertThat(runner.runDue()).isEqualTo(1);
@@ -126,6 +126,30 @@ class HttpDeliveryTest {
   }
 
   @Test
+  void aSuccessLogsItsRequestLineStatusAndBodyStartWithoutHeadersUnlessAskedTo() {
+    receiver.then(Receiver.Response.ok("thanks\nfor it").header("X-Receiver", "yes"),
+        Receiver.Response.status(500).header("X-Receiver", "yes"));
+    start(d -> d.option("secrets", SECRET).retry("5s"));
+
+    Notice n = herald.enqueue("cb", "{\"order\":42}");
+    runner.runDue();
+    assertThat(detail(n.id()).attempts().getFirst().detail())
+        .isEqualTo("HTTP 200 OK: delivered\n> POST " + receiver.url("/hook") + "\n> (body: 12 bytes)\n"
+            + "< HTTP/1.1 200\n< thanks for it\ntook " + tookMillis(detail(n.id()).attempts().getFirst().detail())
+            + " ms");
+
+    Notice failed = herald.enqueue("cb", "{}");
+    runner.runDue();
+    assertThat(detail(failed.id()).attempts().getFirst().detail()).as("a failure keeps every header")
+        .startsWith("HTTP 500 Internal Server Error\n").contains("> webhook-id: " + failed.id() + "\n")
+        .contains("> webhook-signature: v1,****\n").contains("< x-receiver: yes\n");
+  }
+
+  private static String tookMillis(String detail) {
+    return detail.substring(detail.lastIndexOf("took ") + 5, detail.lastIndexOf(" ms"));
+  }
+
+  @Test
   void retriesOnTheDefinitionsScheduleWithTheSameIdThenSucceeds() {
     receiver.then(Receiver.Response.status(500).body("boom"), Receiver.Response.status(502),
         Receiver.Response.ok("ok"));
@@ -155,7 +179,7 @@ class HttpDeliveryTest {
   void everyAttemptSendsTheNoticesTraceparentAndANoticeWithoutOneSendsNone() {
     String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     receiver.then(Receiver.Response.status(503), Receiver.Response.ok("ok"), Receiver.Response.ok("ok"));
-    start(d -> d.retry("5s"));
+    start(d -> d.retry("5s").option("full-success-log", "true"));
 
     Notice n = herald.enqueue(NoticeRequest.of("cb", "{}").traceparent(tp));
     runner.runDue();

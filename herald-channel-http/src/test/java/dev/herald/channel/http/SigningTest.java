@@ -140,7 +140,8 @@ class SigningTest {
             .h2File(dir.resolve("herald"))
             .clock(clock)
             .channel(http)
-            .define(NoticeDefinition.builder("extra").channel("http", receiver.url("/in")).build())
+            .define(NoticeDefinition.builder("extra").channel("http", receiver.url("/in"))
+                .option("full-success-log", "true").build())
             .build()) {
       Notice n = herald.enqueue("extra", "{}");
       new ManualRunner(herald, clock).runDue();

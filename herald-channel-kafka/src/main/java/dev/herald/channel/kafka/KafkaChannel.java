@@ -109,7 +109,7 @@ public final class KafkaChannel implements Channel {
   private KafkaChannel(Builder b) {
     this.name = b.name();
     this.cluster = b.bootstrapServers;
-    this.health = new PeerHealth(b.name(), PeerStatus.Kind.BROKER, java.time.Clock.systemUTC(), 1, b.healthLogEvery());
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.BROKER, b.clock(), 1, b.healthLogEvery());
     health.register(cluster, "kafka://" + cluster);
     this.maxInFlight = b.maxInFlight;
     this.inFlight = new Semaphore(b.maxInFlight);

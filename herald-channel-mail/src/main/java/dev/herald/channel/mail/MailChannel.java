@@ -17,7 +17,6 @@ import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -113,7 +112,7 @@ public final class MailChannel implements Channel {
     this.session = Session.getInstance(p);
     this.protocol = proto;
     this.peer = host + ":" + port;
-    this.health = new PeerHealth(b.name(), PeerStatus.Kind.MAIL_SERVER, b.clock, 1, b.healthLogEvery());
+    this.health = new PeerHealth(b.name(), PeerStatus.Kind.MAIL_SERVER, b.clock(), 1, b.healthLogEvery());
     health.register(peer, proto + "://" + peer);
     this.prober = Executors.newSingleThreadScheduledExecutor(
         Thread.ofPlatform().daemon().name("herald-mail-probe-" + b.name()).factory());
@@ -312,7 +311,6 @@ public final class MailChannel implements Channel {
     private Duration timeout = Duration.ofSeconds(30);
     private int maxConnections = 4;
     private final Map<String, String> properties = new LinkedHashMap<>();
-    private Clock clock = Clock.systemUTC();
     private Duration healthProbeInterval = Duration.ofSeconds(30);
 
     private Builder() {
@@ -325,12 +323,6 @@ public final class MailChannel implements Channel {
      */
     public Builder healthProbeInterval(Duration interval) {
       this.healthProbeInterval = interval;
-      return this;
-    }
-
-    /** The clock of the server's state (since when it is down); the system clock by default. */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 

@@ -49,7 +49,6 @@ public final class AlertService implements HeraldListener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AlertService.class);
   public static final String MAIL_DEFINITION = "herald-alert-mail";
   public static final String WEBHOOK_DEFINITION = "herald-alert-webhook";
-  private static final String PLACEHOLDER = "https://alert-webhook.invalid/";
   /** Alerts taken from the outbox per transaction. */
   private static final int DRAIN_BATCH = 500;
 
@@ -114,12 +113,12 @@ public final class AlertService implements HeraldListener, AutoCloseable {
     Herald h = herald.get();
     RetrySchedule retry = RetrySchedule.parse("exponential(base=10s, factor=2, cap=15m)", "retry");
     if (h.definitions().find(MAIL_DEFINITION).isEmpty()) {
-      h.definitions().save(NoticeDefinition.builder(MAIL_DEFINITION).channel(MailAlertChannel.NAME, "recipients")
+      h.definitions().save(NoticeDefinition.builder(MAIL_DEFINITION).perNoticeTarget(MailAlertChannel.NAME)
           .retry(retry).unlimitedAttempts().alert(AlertPolicy.never())
           .description("Alert e-mail; each notice names its recipients").build());
     }
     if (h.definitions().find(WEBHOOK_DEFINITION).isEmpty()) {
-      NoticeDefinition.Builder b = NoticeDefinition.builder(WEBHOOK_DEFINITION).channel("http", PLACEHOLDER)
+      NoticeDefinition.Builder b = NoticeDefinition.builder(WEBHOOK_DEFINITION).perNoticeTarget("http")
           .retry(retry).unlimitedAttempts().alert(AlertPolicy.never())
           .description("Alert webhooks; each notice names its URL");
       if (properties.getWebhookSecrets() != null && !properties.getWebhookSecrets().isBlank()) {

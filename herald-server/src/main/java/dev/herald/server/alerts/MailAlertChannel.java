@@ -54,7 +54,13 @@ final class MailAlertChannel implements Channel {
 
   @Override
   public void validateTarget(String target) {
-    // the definition's target is a placeholder: each alert notice names its recipients
+    // each alert notice names its recipients, checked by AlertDestinations before it is enqueued
+  }
+
+  /** Yes: the alert definition has no target, each alert notice names its recipients. */
+  @Override
+  public boolean perNoticeTargets() {
+    return true;
   }
 
   /** The alerts' mail server, once one is set. */

@@ -8,7 +8,9 @@ import dev.herald.NoticeDefinition;
 import dev.herald.NoticeStatus;
 import dev.herald.server.ApiTokens;
 import dev.herald.server.AuditLog;
+import dev.herald.server.Access;
 import dev.herald.server.Caller;
+import dev.herald.server.Permission;
 import dev.herald.server.EndpointControl;
 import dev.herald.server.Role;
 import dev.herald.server.TenantScope;
@@ -68,6 +70,17 @@ class ConsoleAdminController {
     return "console/definitions";
   }
 
+  /** A definition's target as a page shows it: masked but for admins; none when each notice gives its own. */
+  static String shownTarget(NoticeDefinition d, boolean seesTargets) {
+    if (d.perNoticeTarget()) {
+      return PER_NOTICE_TARGET;
+    }
+    return seesTargets ? d.target() : UrlMasking.mask(d.target());
+  }
+
+  /** What a page shows for the target of a definition whose notices each give their own. */
+  static final String PER_NOTICE_TARGET = "each notice gives its own URL";
+
   @GetMapping("/definitions/{name}")
   String definition(@PathVariable String name, Model model, Authentication auth, HttpServletRequest request,
       HttpServletResponse response) {
@@ -78,10 +91,11 @@ class ConsoleAdminController {
       model.addAttribute("error", "No definition named " + Masking.text(name));
       return "console/denied";
     }
+    boolean seesTargets = Access.may(caller, Permission.READ_TARGETS);
     Map<String, String> options = new LinkedHashMap<>();
-    d.options().forEach((k, v) -> options.put(k, Masking.option(k, caller.admin() ? v : UrlMasking.mask(v))));
+    d.options().forEach((k, v) -> options.put(k, Masking.option(k, seesTargets ? v : UrlMasking.mask(v))));
     model.addAttribute("d", d);
-    model.addAttribute("target", caller.admin() ? d.target() : UrlMasking.mask(d.target()));
+    model.addAttribute("target", shownTarget(d, seesTargets));
     model.addAttribute("options", options);
     model.addAttribute("mayChange", scope.mayChangeDefinition(caller, name));
     return "console/definition";
@@ -122,12 +136,13 @@ class ConsoleAdminController {
   String endpoints(Model model, Authentication auth, HttpServletRequest request) {
     Caller caller = ConsoleModel.caller(auth, request);
     String tenant = scope.narrows(caller) ? caller.tenant() : null;
+    boolean seesTargets = Access.may(caller, Permission.READ_TARGETS);
     List<NoticeDefinition> visible = scope.definitions(caller, herald);
     List<Map<String, Object>> rows = visible.stream().map(d -> {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("definition", d.name());
       r.put("channel", d.channel());
-      r.put("target", caller.admin() ? d.target() : UrlMasking.mask(d.target()));
+      r.put("target", shownTarget(d, seesTargets));
       r.put("circuit", circuit(d.name()));
       var failing = search.page(new NoticeSearch.Criteria(d.name(), NoticeStatus.FAILED, null, null, null, null,
           tenant), 0, 1);
@@ -136,7 +151,7 @@ class ConsoleAdminController {
             0, 1);
       }
       String error = failing.isEmpty() ? "" : Masking.signatures(failing.getFirst().lastError());
-      r.put("lastError", caller.admin() ? error : UrlMasking.maskIn(error));
+      r.put("lastError", seesTargets ? error : UrlMasking.maskIn(error));
       return r;
     }).toList();
     model.addAttribute("endpoints", rows);
@@ -153,13 +168,11 @@ class ConsoleAdminController {
           r.put("maxRate", own != null ? own : e.maxRate() == null ? "none" : e.maxRate());
           r.put("consecutiveFailures", e.consecutiveFailures());
           String failure = e.lastFailure() == null ? "" : Masking.signatures(e.lastFailure());
-          r.put("lastFailure", caller.admin() ? failure : UrlMasking.maskIn(failure));
+          r.put("lastFailure", seesTargets ? failure : UrlMasking.maskIn(failure));
           r.put("disabled", e.disabled());
           r.put("disabledReason", e.disabledReason() == null ? "" : e.disabledReason());
           return r;
         }).toList());
-    // endpoints are shared by every tenant: only its admins change them
-    model.addAttribute("mayChangeEndpoints", ConsoleSecurity.everyTenantAdmin(auth));
     return "console/endpoints";
   }
 

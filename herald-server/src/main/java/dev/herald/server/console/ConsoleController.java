@@ -15,7 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import dev.herald.server.AuditLog;
+import dev.herald.server.Access;
 import dev.herald.server.Caller;
+import dev.herald.server.Permission;
 import dev.herald.server.TenantScope;
 import dev.herald.server.UrlMasking;
 import jakarta.servlet.http.HttpServletRequest;
@@ -151,7 +153,7 @@ class ConsoleController {
       model.addAttribute("error", "No notice with id " + Masking.text(id));
       return "console/denied";
     }
-    boolean admin = caller.admin();
+    boolean admin = Access.may(caller, Permission.READ_TARGETS);
     model.addAttribute("n", d.notice());
     model.addAttribute("target", admin ? d.notice().target() : UrlMasking.mask(d.notice().target()));
     model.addAttribute("idempotencyKey", dev.herald.server.TenantKeys.own(d.notice().idempotencyKey()));

@@ -1,13 +1,21 @@
 package dev.herald.server.console;
 
+import dev.herald.server.Access;
 import dev.herald.server.Caller;
+import dev.herald.server.Permission;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.security.core.Authentication;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ModelAttribute;
 
-/** What every console page knows about its user: name, tenant, and whether to show controls that change things. */
-@ControllerAdvice(assignableTypes = {ConsoleController.class, ConsoleAdminController.class, ConsoleAccountController.class})
+/**
+ * What every console page knows about its user: name, tenant, and what they may do (which controls
+ * to show: the server checks again, {@link ConsoleSecurity}, whatever the page showed).
+ */
+@ControllerAdvice(assignableTypes = {ConsoleController.class, ConsoleAdminController.class,
+    ConsoleAccountController.class, TenantConsolePage.class})
 class ConsoleModel {
 
   @ModelAttribute("username")
@@ -20,29 +28,28 @@ class ConsoleModel {
     return ConsoleSecurity.tenantOf(auth);
   }
 
-  @ModelAttribute("canChange")
-  boolean canChange(Authentication auth) {
-    return has(auth, ConsoleRole.ADMIN) || has(auth, ConsoleRole.OPERATOR);
-  }
-
-  @ModelAttribute("isAdmin")
-  boolean isAdmin(Authentication auth) {
-    return has(auth, ConsoleRole.ADMIN);
-  }
-
-  /** An admin of every tenant: users, tenants and endpoints are theirs to change. */
-  @ModelAttribute("isOperatorAdmin")
-  boolean isOperatorAdmin(Authentication auth) {
-    return ConsoleSecurity.everyTenantAdmin(auth);
-  }
-
-  static boolean has(Authentication auth, ConsoleRole role) {
-    return auth != null && auth.getAuthorities().stream().anyMatch(a -> a.getAuthority().equals(role.authority()));
+  /** Permission name to whether the user has it: {@code ${may['MANAGE_TOKENS']}}. */
+  @ModelAttribute("may")
+  Map<String, Boolean> may(Authentication auth) {
+    Caller caller = caller(auth, (String) null);
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    for (Permission p : Permission.values()) {
+      out.put(p.name(), Access.may(caller, p));
+    }
+    return out;
   }
 
   /** The console user as a {@link Caller}: for scoping and the audit log. */
   static Caller caller(Authentication auth, HttpServletRequest request) {
-    return new Caller("user " + auth.getName(), ConsoleSecurity.tenantOf(auth), has(auth, ConsoleRole.ADMIN),
-        request.getRemoteAddr());
+    return caller(auth, request.getRemoteAddr());
+  }
+
+  /** The console user as a {@link Caller}; null if {@code auth} is not a console user's. */
+  static Caller caller(Authentication auth, String address) {
+    if (auth == null || !(auth.getPrincipal() instanceof ConsoleUser u)) {
+      return null;
+    }
+    return new Caller("user " + u.getUsername(), u.tenant(), Access.permissions(u.role().grants(), u.tenant()),
+        address);
   }
 }

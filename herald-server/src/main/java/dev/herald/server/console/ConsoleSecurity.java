@@ -1,7 +1,9 @@
 package dev.herald.server.console;
 
+import dev.herald.server.Access;
 import dev.herald.server.AuditLog;
 import dev.herald.server.Caller;
+import dev.herald.server.Permission;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -9,6 +11,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,12 +22,15 @@ import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.authorization.AuthorizationDecision;
+import org.springframework.security.authorization.AuthorizationManager;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.core.Authentication;
 import org.springframework.security.crypto.bcrypt.BCryptPasswordEncoder;
 import org.springframework.security.crypto.password.PasswordEncoder;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.intercept.RequestAuthorizationContext;
 import org.springframework.security.web.authentication.HttpStatusEntryPoint;
 import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
 import org.springframework.security.web.authentication.logout.HeaderWriterLogoutHandler;
@@ -37,9 +43,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * Who may use the console. The console has its own chain: form login against {@link ConsoleUsers}
  * (throttled per user and address, failures logged and audited), a session (expiring after {@code
  * server.servlet.session.timeout}, ended at once when the user's rights change: {@link SessionCheck}),
- * CSRF tokens on every form, a strict Content-Security-Policy, and roles checked by the server on every
- * request that changes something, whatever the page showed. The actuator's endpoints other than
- * health and prometheus need a console admin of every tenant. Everything else (the API, which checks
+ * CSRF tokens on every form, a strict Content-Security-Policy, and on every request the {@link
+ * Permission} its path needs, checked by {@link Access} (the API's policy too), whatever the page
+ * showed. The actuator's endpoints other than health and prometheus need {@link
+ * Permission#INSPECT_SERVER} (a console admin of every tenant). Everything else (the API, which checks
  * its own tokens) goes through a chain that adds no session and no login.
  */
 @Configuration(proxyBeanMethods = false)
@@ -85,20 +92,24 @@ class ConsoleSecurity {
         .authorizeHttpRequests(a -> a
             .requestMatchers("/console/login", "/console/assets/**").permitAll()
             .requestMatchers("/console/denied").authenticated() // the 403 page, forwarded to for any method
-            .requestMatchers("/console/admin/users/**", "/console/admin/tenants/**").access((auth, ctx) ->
-                new AuthorizationDecision(everyTenantAdmin(auth.get())))
-            .requestMatchers("/console/admin/**").hasRole("ADMIN")
-            .requestMatchers(HttpMethod.POST, "/console/definitions/**").hasRole("ADMIN")
-            .requestMatchers(HttpMethod.POST, "/console/endpoints/**").access((auth, ctx) ->
-                new AuthorizationDecision(everyTenantAdmin(auth.get()))) // endpoints are every tenant's
-            .requestMatchers(HttpMethod.POST, "/console/event-endpoints/**").hasRole("ADMIN") // a tenant's own
+            .requestMatchers("/console/admin/users/**").access(needs(Permission.MANAGE_USERS))
+            .requestMatchers("/console/admin/tenants/**").access(needs(Permission.MANAGE_TENANTS))
+            .requestMatchers("/console/admin/tokens/**").access(needs(Permission.MANAGE_TOKENS))
+            .requestMatchers("/console/admin/audit/**").access(needs(Permission.READ_AUDIT))
+            .requestMatchers("/console/admin/**").denyAll() // a page added here says above what it needs
+            .requestMatchers(HttpMethod.POST, "/console/definitions/**").access(needs(Permission.MANAGE_DEFINITIONS))
+            .requestMatchers(HttpMethod.POST, "/console/endpoints/**").access(needs(Permission.MANAGE_ENDPOINTS))
+            .requestMatchers(HttpMethod.POST, "/console/event-endpoints/**")
+                .access(needs(Permission.MANAGE_DEFINITIONS)) // a tenant's own
+            .requestMatchers(HttpMethod.POST, "/console/notices/**").access(needs(Permission.ACT_ON_NOTICES))
+            .requestMatchers(HttpMethod.POST, "/console/recurring/**").access(needs(Permission.ACT_ON_SCHEDULES))
             .requestMatchers(HttpMethod.POST, "/console/logout", "/console/account/**").authenticated()
-            .requestMatchers(HttpMethod.POST, "/console/**").hasAnyRole("ADMIN", "OPERATOR")
-            .anyRequest().authenticated())
+            .requestMatchers(HttpMethod.POST, "/console/**").denyAll() // as above: a change says what it needs
+            .anyRequest().access(needs(Permission.READ)))
         .formLogin(f -> f.loginPage("/console/login").loginProcessingUrl("/console/login")
             .successHandler((request, response, auth) -> {
               throttle.succeeded(auth.getName());
-              audit.record(new Caller("user " + auth.getName(), null, false, request.getRemoteAddr()),
+              audit.record(new Caller("user " + auth.getName(), null, Set.of(), request.getRemoteAddr()),
                   tenantOf(auth), "console.login", auth.getName(), null);
               response.sendRedirect("/console");
             })
@@ -107,7 +118,7 @@ class ConsoleSecurity {
               int n = throttle.failed(user, request.getRemoteAddr());
               log.warn("console login failed: user '{}' from {} ({} failure(s) within the window; {})",
                   abbreviate(user), request.getRemoteAddr(), n, e.getMessage());
-              audit.record(new Caller("login as " + abbreviate(user), null, false, request.getRemoteAddr()), null,
+              audit.record(new Caller("login as " + abbreviate(user), null, Set.of(), request.getRemoteAddr()), null,
                   "console.login-failed", abbreviate(user), n + " failure(s) of this user within the window");
               response.sendRedirect("/console/login?error");
             })
@@ -135,7 +146,7 @@ class ConsoleSecurity {
     http.securityMatcher("/actuator/**")
         .authorizeHttpRequests(a -> a
             .requestMatchers("/actuator/health", "/actuator/health/**", "/actuator/prometheus").permitAll()
-            .anyRequest().access((auth, ctx) -> new AuthorizationDecision(everyTenantAdmin(auth.get()))))
+            .anyRequest().access(needs(Permission.INSPECT_SERVER)))
         .csrf(c -> c.ignoringRequestMatchers("/actuator/health", "/actuator/health/**", "/actuator/prometheus"))
         .requestCache(AbstractHttpConfigurer::disable)
         .addFilterAfter(new SessionCheck(users), SecurityContextHolderFilter.class)
@@ -156,12 +167,13 @@ class ConsoleSecurity {
     return http.build();
   }
 
-  static boolean everyTenantAdmin(org.springframework.security.core.Authentication auth) {
-    return auth != null && auth.getPrincipal() instanceof ConsoleUser u && u.tenant() == null
-        && ConsoleModel.has(auth, ConsoleRole.ADMIN);
+  /** Lets in a console user who may, as {@link Access} says (the API asks it too). */
+  static AuthorizationManager<RequestAuthorizationContext> needs(Permission permission) {
+    return (auth, ctx) -> new AuthorizationDecision(Access.may(ConsoleModel.caller(auth.get(), (String) null),
+        permission));
   }
 
-  static String tenantOf(org.springframework.security.core.Authentication auth) {
+  static String tenantOf(Authentication auth) {
     return auth != null && auth.getPrincipal() instanceof ConsoleUser u ? u.tenant() : null;
   }
 

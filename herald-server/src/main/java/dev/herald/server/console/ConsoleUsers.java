@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
-import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.core.userdetails.UserDetails;
 import org.springframework.security.core.userdetails.UserDetailsService;
 import org.springframework.security.core.userdetails.UsernameNotFoundException;
@@ -54,8 +53,7 @@ public final class ConsoleUsers implements UserDetailsService {
           throw new UsernameNotFoundException("no console user " + username);
         }
         ConsoleRole role = ConsoleRole.valueOf(rs.getString(2));
-        return new ConsoleUser(username, rs.getString(1), rs.getBoolean(3),
-            List.of(new SimpleGrantedAuthority(role.authority())), rs.getString(4), rs.getLong(5));
+        return new ConsoleUser(username, rs.getString(1), rs.getBoolean(3), role, rs.getString(4), rs.getLong(5));
       }
     } catch (SQLException e) {
       throw new IllegalStateException("cannot read console users: " + e.getMessage(), e);

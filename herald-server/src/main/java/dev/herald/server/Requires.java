@@ -5,7 +5,12 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
-/** A route only admin tokens may call; client tokens get 403. */
+/**
+ * What an API route needs: callers without it get 403 ({@link PermissionInterceptor}). On a
+ * controller it is the default of its routes; a route's own replaces it.
+ */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
-@interface AdminOnly {}
+@interface Requires {
+  Permission value();
+}
