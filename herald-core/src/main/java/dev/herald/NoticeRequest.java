@@ -21,13 +21,31 @@ import java.time.Instant;
  * @param traceparent optional W3C {@code traceparent} ({@code 00-<trace id>-<span id>-<flags>}) of
  *     the work that asked for the notice; when null, Herald takes the current one if it was given a
  *     source ({@link Herald.Builder#traceContext})
+ * @param checkedPayload the payload as a value known to be valid JSON, when the request was made from one
+ *     ({@link #of(String, JsonPayload)}); {@code payload} is then its text and intake does not scan it again.
+ *     Null for a {@code String} payload, which intake checks.
  */
 public record NoticeRequest(
     String definition, String payload, String description, String idempotencyKey, Instant fireAt, Duration delay,
     String shardKey,
     String target,
     String orderingKey,
-    String traceparent) {
+    String traceparent,
+    JsonPayload checkedPayload) {
+
+  /** @throws IllegalArgumentException if {@code checkedPayload} is given and {@code payload} is not its text */
+  public NoticeRequest {
+    if (checkedPayload != null && payload != checkedPayload.text() && !checkedPayload.text().equals(payload)) {
+      throw new IllegalArgumentException("payload must be the text of checkedPayload");
+    }
+  }
+
+  /** A request whose payload is a {@code String}, checked at intake. */
+  public NoticeRequest(String definition, String payload, String description, String idempotencyKey,
+      Instant fireAt, Duration delay, String shardKey, String target, String orderingKey, String traceparent) {
+    this(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target, orderingKey, traceparent,
+        null);
+  }
 
   /** A request without a trace context of its own. */
   public NoticeRequest(String definition, String payload, String description, String idempotencyKey,
@@ -46,36 +64,41 @@ public record NoticeRequest(
     return new NoticeRequest(definition, payload, null, null, null, null, null, null, null, null);
   }
 
+  /** A notice of {@code definition} carrying {@code payload}, due now; intake does not scan the payload again. */
+  public static NoticeRequest of(String definition, JsonPayload payload) {
+    return new NoticeRequest(definition, payload.text(), null, null, null, null, null, null, null, null, payload);
+  }
+
   public NoticeRequest description(String text) {
     return new NoticeRequest(definition, payload, text, idempotencyKey, fireAt, delay, shardKey, target,
-        orderingKey, traceparent);
+        orderingKey, traceparent, checkedPayload);
   }
 
   public NoticeRequest idempotencyKey(String key) {
     return new NoticeRequest(definition, payload, description, key, fireAt, delay, shardKey, target,
-        orderingKey, traceparent);
+        orderingKey, traceparent, checkedPayload);
   }
 
   public NoticeRequest fireAt(Instant time) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, time, null, shardKey, target,
-        orderingKey, traceparent);
+        orderingKey, traceparent, checkedPayload);
   }
 
   public NoticeRequest delay(Duration after) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, null, after, shardKey, target,
-        orderingKey, traceparent);
+        orderingKey, traceparent, checkedPayload);
   }
 
   /** Puts the notice in the shard of {@code key}, so that the nodes owning that shard deliver it. */
   public NoticeRequest shardKey(String key) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, key, target,
-        orderingKey, traceparent);
+        orderingKey, traceparent, checkedPayload);
   }
 
   /** Sends this notice to {@code where} (e.g. a callback URL) instead of its definition's target. */
   public NoticeRequest target(String where) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, where,
-        orderingKey, traceparent);
+        orderingKey, traceparent, checkedPayload);
   }
 
   /**
@@ -94,7 +117,7 @@ public record NoticeRequest(
    */
   public NoticeRequest orderingKey(String key) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target,
-        key, traceparent);
+        key, traceparent, checkedPayload);
   }
 
   /**
@@ -103,6 +126,6 @@ public record NoticeRequest(
    */
   public NoticeRequest traceparent(String context) {
     return new NoticeRequest(definition, payload, description, idempotencyKey, fireAt, delay, shardKey, target,
-        orderingKey, context);
+        orderingKey, context, checkedPayload);
   }
 }

@@ -68,6 +68,29 @@ class BadInputTest {
     assertRefused(() -> herald.enqueue("ok", null), "payload", "must not be null");
   }
 
+  /** A String payload is checked as it always was, exact words included, beside checked ones. */
+  @Test
+  void aStringPayloadIsStillCheckedBesideJsonPayloads() {
+    String noValue = "expected a value (object, array, string, number, true, false or null)";
+    assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{\"a\":}")), "payload",
+        "not valid JSON at offset 5: " + noValue + ", found '}'");
+    assertRefused(() -> herald.enqueueAll(List.of(NoticeRequest.of("ok", JsonPayload.of("{}")),
+        NoticeRequest.of("ok", "[1,"))), "notices[1].payload", "not valid JSON at offset 3: " + noValue
+        + ", found end of input");
+    assertRefused(() -> JsonPayload.of("{\"a\":}"), "payload", "not valid JSON at offset 5: " + noValue);
+  }
+
+  /** What the server's create path relies on: a {@link JsonPayload} is parsed once, where it was made. */
+  @Test
+  void intakeDoesNotScanAJsonPayloadAgain() {
+    // Made without a check (only this package can), so a second scan at intake would refuse it.
+    Notice n = herald.enqueue(NoticeRequest.of("ok", new JsonPayload("{\"a\":}")).delay(Duration.ofHours(1)));
+    assertThat(herald.operations().find(n.id()).orElseThrow().notice().payload()).isEqualTo("{\"a\":}");
+    assertThatThrownBy(() -> herald.enqueue(NoticeRequest.of("ok", new JsonPayload("\"" + "x".repeat(1_000) + "\""))))
+        .as("its size is still checked").isInstanceOfSatisfying(InvalidInputException.class,
+            e -> assertThat(e.reason()).isEqualTo("is 1002 bytes; the limit is 1000"));
+  }
+
   @Test
   void otherRequestFields() {
     assertRefused(() -> herald.enqueue(NoticeRequest.of("ok", "{}").idempotencyKey("k".repeat(201))),

@@ -59,7 +59,7 @@ final class Intake {
       throw new InvalidInputException(at.then("target"), "is required: definition '" + def.name()
           + "' has no target of its own, each of its notices gives one");
     }
-    checkPayload(r.payload(), at.then("payload").toString());
+    checkPayload(r.payload(), r.checkedPayload() != null, at.then("payload").toString());
     if (r.description() != null && r.description().length() > Transitions.MAX_DESCRIPTION) {
       throw new InvalidInputException(at.then("description"),
           "must be at most " + Transitions.MAX_DESCRIPTION + " characters, was " + r.description().length());
@@ -118,7 +118,7 @@ final class Intake {
   /** Checks an edit's fields as enqueue checks them; returns it. */
   dev.herald.NoticeEdit checkEdit(String definition, dev.herald.NoticeEdit e) {
     if (e.payload() != null) {
-      checkPayload(e.payload(), "payload");
+      checkPayload(e.payload(), false, "payload");
     }
     if (e.target() != null) {
       if (e.target().isBlank() || e.target().length() > 2000) {
@@ -149,7 +149,12 @@ final class Intake {
     return floor.equals(t) ? t : floor.plusMillis(1);
   }
 
-  private void checkPayload(String payload, String field) {
+  /**
+   * Refuses a missing or too large payload, and one that is not JSON unless it is {@code known} to be
+   * (a {@link dev.herald.JsonPayload}, which can only be made valid): an adapter that parsed it already
+   * does not pay for a second scan.
+   */
+  private void checkPayload(String payload, boolean known, String field) {
     if (payload == null) {
       throw new InvalidInputException(field, "must not be null");
     }
@@ -160,7 +165,9 @@ final class Intake {
         throw new InvalidInputException(field, "is " + bytes + " bytes; the limit is " + maxPayloadBytes);
       }
     }
-    JsonText.requireValid(payload, field);
+    if (!known) {
+      JsonText.requireValid(payload, field);
+    }
   }
 
   /** The same row, leased by {@code owner} until {@code leaseUntil}: the engine will fire it from memory. */

@@ -7,7 +7,6 @@ import dev.herald.NoticeDefinition;
 import dev.herald.Ordering;
 import dev.herald.schedule.RetrySchedule;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -19,7 +18,6 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -34,6 +32,8 @@ import tools.jackson.databind.node.ObjectNode;
 class DefinitionsController {
   static final Set<String> FIELDS = Set.of("name", "channel", "target", "retry", "maxAttempts", "maxInterval", "alert",
       "confirmRequired", "confirmTimeout", "description", "options", "ordering");
+  private static final ApiResource DEFINITIONS = new ApiResource("name", "/api/v1/definitions", "definition",
+      "no definition named", "a definition cannot be renamed");
 
   private final Herald herald;
   private final ServerProperties properties;
@@ -57,10 +57,7 @@ class DefinitionsController {
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode out = Views.object();
-    ArrayNode items = out.putArray("items");
-    scope.definitions(caller, herald).forEach(d -> items.add(view(d, caller)));
-    return out;
+    return ApiResource.items(scope.definitions(caller, herald), d -> view(d, caller));
   }
 
   @GetMapping("/{name}")
@@ -76,13 +73,10 @@ class DefinitionsController {
     ObjectNode in = bodies.object(request);
     String name = JsonInput.requiredText(in, "", "name");
     scope.checkNewDefinitionName(caller, name);
-    if (herald.definitions().find(name).isPresent()) {
-      throw ApiException.conflict("already_exists",
-          "definition '" + name + "' exists; change it with PUT /api/v1/definitions/" + name);
-    }
+    DEFINITIONS.refuseTaken(herald.definitions().find(name).isPresent(), name);
     NoticeDefinition saved = save(build(in, name, null));
     audit.record(caller, scope.tenants().ownerOf(name), "definition.create", name, summary(saved));
-    return ResponseEntity.created(URI.create("/api/v1/definitions/" + saved.name())).body(view(saved, caller));
+    return DEFINITIONS.created(saved.name(), view(saved, caller));
   }
 
   @PutMapping("/{name}")
@@ -91,11 +85,7 @@ class DefinitionsController {
     Caller caller = ApiFilter.caller(request);
     ObjectNode in = bodies.object(request);
     NoticeDefinition existing = requireChangeable(name, caller);
-    String given = JsonInput.text(in, "", "name");
-    if (given != null && !given.equals(name)) {
-      throw ApiException.invalid("name", "'" + given + "' differs from the name in the path, '" + name
-          + "'; a definition cannot be renamed");
-    }
+    DEFINITIONS.refuseRename(in, name);
     NoticeDefinition saved = save(build(in, name, existing));
     audit.record(caller, scope.tenants().ownerOf(name), "definition.update", name, summary(saved));
     return view(saved, caller);
@@ -122,8 +112,7 @@ class DefinitionsController {
 
   /** The definition, if the caller sees it; another tenant's answers 404 as a missing one. */
   private NoticeDefinition require(String name, Caller caller) {
-    return herald.definitions().find(name).filter(d -> scope.seesDefinition(caller, name))
-        .orElseThrow(() -> ApiException.notFound("no definition named '" + name + "'"));
+    return DEFINITIONS.found(herald.definitions().find(name).filter(d -> scope.seesDefinition(caller, name)), name);
   }
 
   private NoticeDefinition requireChangeable(String name, Caller caller) {

@@ -6,7 +6,6 @@ import dev.herald.NoticeDefinition;
 import dev.herald.Ordering;
 import dev.herald.events.EventEndpoint;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -43,6 +42,8 @@ class EventEndpointsController {
   /** Options the API sets through fields of their own. */
   static final Set<String> MAPPED_OPTIONS = Set.of("secrets", "max-rate", "max-concurrency");
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final ApiResource ENDPOINTS = new ApiResource("id", "/api/v1/event-endpoints", "endpoint",
+      "no event endpoint", "an endpoint cannot be renamed");
 
   private final Herald herald;
   private final RequestBodies bodies;
@@ -63,10 +64,7 @@ class EventEndpointsController {
 
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
-    ObjectNode out = Views.object();
-    ArrayNode items = out.putArray("items");
-    herald.events().endpoints(EventTenant.of(request)).forEach(e -> items.add(EventViews.endpoint(e)));
-    return out;
+    return ApiResource.items(herald.events().endpoints(EventTenant.of(request)), EventViews::endpoint);
   }
 
   @GetMapping("/{id}")
@@ -77,15 +75,12 @@ class EventEndpointsController {
   @PostMapping
   @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    ObjectNode in = body(request);
+    ObjectNode in = bodies.object(request, FIELDS);
     String id = JsonInput.text(in, "", "id");
     if (id == null) {
       id = "ep-" + HexFormat.of().formatHex(random(5));
     }
-    if (herald.events().findEndpoint(EventTenant.of(request), id).isPresent()) {
-      throw ApiException.conflict("already_exists", "endpoint '" + id + "' exists; change it with PUT"
-          + " /api/v1/event-endpoints/" + id);
-    }
+    ENDPOINTS.refuseTaken(herald.events().findEndpoint(EventTenant.of(request), id).isPresent(), id);
     EventEndpoint built = build(in, id, null, request);
     String fresh = null;
     if (built.delivery().channel().equals("http") && built.secrets().isEmpty()) {
@@ -98,7 +93,7 @@ class EventEndpointsController {
     // The signing secret is shown once, at creation; GET .../secrets shows it again to admins.
     List<String> signing = secrets.secrets(saved);
     out.put("secret", fresh != null ? fresh : signing.isEmpty() ? null : signing.getFirst());
-    return ResponseEntity.created(URI.create("/api/v1/event-endpoints/" + saved.id())).body(out);
+    return ENDPOINTS.created(saved.id(), out);
   }
 
   private static byte[] random(int n) {
@@ -110,13 +105,9 @@ class EventEndpointsController {
   @PutMapping("/{id}")
   @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("id") String id, HttpServletRequest request) {
-    ObjectNode in = body(request);
+    ObjectNode in = bodies.object(request, FIELDS);
     EventEndpoint existing = require(request, id);
-    String given = JsonInput.text(in, "", "id");
-    if (given != null && !given.equals(id)) {
-      throw ApiException.invalid("id", "'" + given + "' differs from the id in the path, '" + id
-          + "'; an endpoint cannot be renamed");
-    }
+    ENDPOINTS.refuseRename(in, id);
     return EventViews.endpoint(save(build(in, id, existing, request)));
   }
 
@@ -212,14 +203,7 @@ class EventEndpointsController {
 
   /** The caller's tenant's endpoint, its secrets opened (sealed again by {@link #save}). */
   private EventEndpoint require(HttpServletRequest request, String id) {
-    return secrets.open(herald.events().findEndpoint(EventTenant.of(request), id)
-        .orElseThrow(() -> ApiException.notFound("no event endpoint '" + id + "'")));
-  }
-
-  private ObjectNode body(HttpServletRequest request) {
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
-    return in;
+    return secrets.open(ENDPOINTS.found(herald.events().findEndpoint(EventTenant.of(request), id), id));
   }
 
   private EventEndpoint save(EventEndpoint e) {

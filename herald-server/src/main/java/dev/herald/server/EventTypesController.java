@@ -4,7 +4,6 @@ import dev.herald.Herald;
 import dev.herald.InvalidInputException;
 import dev.herald.events.EventType;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import java.util.Set;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -15,7 +14,6 @@ import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -27,6 +25,8 @@ import tools.jackson.databind.node.ObjectNode;
 @Requires(Permission.READ)
 class EventTypesController {
   static final Set<String> FIELDS = Set.of("name", "description", "schema");
+  private static final ApiResource TYPES = new ApiResource("name", "/api/v1/event-types", "event type",
+      "no event type named", "an event type cannot be renamed");
 
   private final Herald herald;
   private final RequestBodies bodies;
@@ -38,10 +38,7 @@ class EventTypesController {
 
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
-    ObjectNode out = Views.object();
-    ArrayNode items = out.putArray("items");
-    herald.events().types(EventTenant.of(request)).forEach(t -> items.add(EventViews.type(t)));
-    return out;
+    return ApiResource.items(herald.events().types(EventTenant.of(request)), EventViews::type);
   }
 
   @GetMapping("/{name}")
@@ -52,26 +49,19 @@ class EventTypesController {
   @PostMapping
   @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    ObjectNode in = body(request);
+    ObjectNode in = bodies.object(request, FIELDS);
     String name = JsonInput.requiredText(in, "", "name");
-    if (herald.events().findType(EventTenant.of(request), name).isPresent()) {
-      throw ApiException.conflict("already_exists", "event type '" + name + "' exists; change it with PUT"
-          + " /api/v1/event-types/" + name);
-    }
+    TYPES.refuseTaken(herald.events().findType(EventTenant.of(request), name).isPresent(), name);
     EventType saved = herald.events().saveType(build(in, name, request));
-    return ResponseEntity.created(URI.create("/api/v1/event-types/" + saved.name())).body(EventViews.type(saved));
+    return TYPES.created(saved.name(), EventViews.type(saved));
   }
 
   @PutMapping("/{name}")
   @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
-    ObjectNode in = body(request);
+    ObjectNode in = bodies.object(request, FIELDS);
     require(request, name);
-    String given = JsonInput.text(in, "", "name");
-    if (given != null && !given.equals(name)) {
-      throw ApiException.invalid("name", "'" + given + "' differs from the name in the path, '" + name
-          + "'; an event type cannot be renamed");
-    }
+    TYPES.refuseRename(in, name);
     return EventViews.type(herald.events().saveType(build(in, name, request)));
   }
 
@@ -84,14 +74,7 @@ class EventTypesController {
   }
 
   private EventType require(HttpServletRequest request, String name) {
-    return herald.events().findType(EventTenant.of(request), name)
-        .orElseThrow(() -> ApiException.notFound("no event type named '" + name + "'"));
-  }
-
-  private ObjectNode body(HttpServletRequest request) {
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
-    return in;
+    return TYPES.found(herald.events().findType(EventTenant.of(request), name), name);
   }
 
   private static EventType build(ObjectNode in, String name, HttpServletRequest request) {

@@ -1,13 +1,12 @@
 package dev.herald.server;
 
-import java.io.ByteArrayOutputStream;
+import dev.herald.JsonPayload;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.TokenStreamLocation;
@@ -23,14 +22,15 @@ import tools.jackson.databind.node.ObjectNode;
  * ids}: at most {@code max-batch}, refused once the count is known without keeping the rest) and the
  * JSON tokens kept as a tree are checked while reading. Each notice's {@code payload} is not built as
  * a tree at all: it is copied as compact JSON text (numbers exactly as written), up to the payload
- * limit; past it the rest is skipped and the item is refused.
+ * limit; past it the rest is skipped and the item is refused. The copy is the core's {@link JsonPayload},
+ * so that each payload is parsed once, here.
  */
 final class JsonBody {
   /** The limits of one read. */
   record Limits(long maxBytes, int maxBatch, int maxTokens, int maxPayloadBytes, long readTimeoutMillis) {}
 
-  /** A notice's payload, read as compact JSON text; {@code tooLarge} when it passed the limit (text is then empty). */
-  record RawPayload(String json, boolean tooLarge, int limit) {}
+  /** A notice's payload, read as compact JSON text; {@code tooLarge} when it passed the limit (json is then null). */
+  record RawPayload(JsonPayload json, boolean tooLarge, int limit) {}
 
   /** Bytes of request bodies being read on this server; a read that would pass the bound is refused. */
   static final class InFlight {
@@ -192,77 +192,45 @@ final class JsonBody {
     }
   }
 
-  /** Copies the value as compact JSON text, numbers as written; stops keeping it past the payload limit. */
+  /**
+   * Copies the value as compact JSON text, numbers as written, into the core's {@link JsonPayload.Writer}:
+   * the text is valid JSON by construction, so intake does not scan it again. Stops keeping it past the
+   * payload limit.
+   */
   private RawPayload payload(JsonParser p, JsonToken first) {
-    Bounded out = new Bounded(limits.maxPayloadBytes());
+    JsonPayload.Writer w = JsonPayload.writer();
+    int limit = limits.maxPayloadBytes();
     boolean tooLarge = false;
-    try (JsonGenerator g = JsonInput.MAPPER.createGenerator(out)) {
-      int depth = 0;
-      JsonToken t = first;
-      while (true) {
-        if (!tooLarge) {
-          switch (t) {
-            case START_OBJECT -> g.writeStartObject();
-            case END_OBJECT -> g.writeEndObject();
-            case START_ARRAY -> g.writeStartArray();
-            case END_ARRAY -> g.writeEndArray();
-            case PROPERTY_NAME -> g.writeName(p.currentName());
-            case VALUE_STRING -> g.writeString(p.getString());
-            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> g.writeNumber(p.getString());
-            case VALUE_TRUE -> g.writeBoolean(true);
-            case VALUE_FALSE -> g.writeBoolean(false);
-            case VALUE_NULL -> g.writeNull();
-            default -> throw ApiException.malformed("malformed JSON" + where(p.currentLocation()) + ": unexpected " + t);
-          }
-          g.flush();
-          tooLarge = out.over();
+    int depth = 0;
+    JsonToken t = first;
+    while (true) {
+      if (!tooLarge) {
+        switch (t) {
+          case START_OBJECT -> w.startObject();
+          case END_OBJECT -> w.endObject();
+          case START_ARRAY -> w.startArray();
+          case END_ARRAY -> w.endArray();
+          case PROPERTY_NAME -> w.name(p.currentName());
+          case VALUE_STRING -> w.string(p.getString());
+          case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> w.number(p.getString());
+          case VALUE_TRUE -> w.bool(true);
+          case VALUE_FALSE -> w.bool(false);
+          case VALUE_NULL -> w.nullValue();
+          default -> throw ApiException.malformed("malformed JSON" + where(p.currentLocation()) + ": unexpected " + t);
         }
-        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-          depth++;
-        } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
-          depth--;
-        }
-        if (depth == 0) {
-          break;
-        }
-        t = p.nextToken();
+        tooLarge = w.utf8Length() > limit;
       }
-    }
-    return tooLarge ? new RawPayload("", true, limits.maxPayloadBytes())
-        : new RawPayload(out.text(), false, limits.maxPayloadBytes());
-  }
-
-  /** Bytes of a payload, kept up to one past the limit. */
-  private static final class Bounded extends ByteArrayOutputStream {
-    private final int limit;
-    private boolean over;
-
-    Bounded(int limit) {
-      super(256);
-      this.limit = limit;
-    }
-
-    @Override
-    public synchronized void write(byte[] b, int off, int len) {
-      if (over || count + len > limit) {
-        over = true;
-        return;
+      if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+        depth++;
+      } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+        depth--;
       }
-      super.write(b, off, len);
+      if (depth == 0) {
+        break;
+      }
+      t = p.nextToken();
     }
-
-    @Override
-    public synchronized void write(int b) {
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    boolean over() {
-      return over;
-    }
-
-    String text() {
-      return toString(java.nio.charset.StandardCharsets.UTF_8);
-    }
+    return tooLarge ? new RawPayload(null, true, limit) : new RawPayload(w.payload(), false, limit);
   }
 
   private static ApiException tooLarge(long declared, long max) {

@@ -1,5 +1,6 @@
 package dev.herald.server;
 
+import dev.herald.JsonPayload;
 import dev.herald.schedule.DurationText;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
@@ -65,7 +66,7 @@ final class JsonInput {
    *
    * @throws ApiException 400 naming {@code field} when it passed the payload limit
    */
-  static String payload(JsonNode n, String field) {
+  static JsonPayload payload(JsonNode n, String field) {
     if (n instanceof tools.jackson.databind.node.POJONode pojo && pojo.getPojo() instanceof JsonBody.RawPayload raw) {
       if (raw.tooLarge()) {
         throw ApiException.invalid(field, "is more than " + raw.limit() + " bytes; the limit is " + raw.limit()
@@ -73,7 +74,7 @@ final class JsonInput {
       }
       return raw.json();
     }
-    return MAPPER.writeValueAsString(n);
+    return JsonPayload.of(MAPPER.writeValueAsString(n));
   }
 
   // ------------------------------------------------------------------------------------ paths

@@ -7,7 +7,6 @@ import static dev.herald.server.NoticeViews.view;
 
 import dev.herald.Herald;
 import dev.herald.IllegalTransitionException;
-import dev.herald.InvalidInputException;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeDetail;
@@ -17,7 +16,6 @@ import dev.herald.NoticeQuery;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -27,7 +25,6 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -67,43 +64,28 @@ class NoticeActionsController {
   @PatchMapping
   ObjectNode edit(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", Set.of("notices"));
-    ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
-    List<Edit> edits = new ArrayList<>(items.size());
-    List<ApiException.FieldError> errors = new ArrayList<>();
     Instant now = herald.clock().instant();
-    for (int i = 0; i < items.size(); i++) {
-      String path = index("notices", i);
-      try {
-        ObjectNode o = JsonInput.object(items.get(i), path);
-        JsonInput.only(o, path, EDIT_FIELDS);
-        UUID id = JsonInput.uuid(o.get("id"), child(path, "id"));
-        String payload = o.has("payload") ? JsonInput.payload(o.get("payload"), child(path, "payload")) : null;
-        Instant fireAt = JsonInput.instant(o, path, "fireAt");
-        Duration delay = JsonInput.duration(o, path, "delay");
-        if (fireAt != null && delay != null) {
-          throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
-        }
-        checks.refuseBeyondHorizon(fireAt, delay, path);
-        String url = JsonInput.text(o, path, "callbackUrl");
-        if (url != null) {
-          checks.checkUrl(url, child(path, "callbackUrl"));
-        }
-        if (payload == null && fireAt == null && delay == null && url == null) {
-          throw ApiException.invalid(path, "changes nothing: give payload, fireAt, delay or callbackUrl");
-        }
-        edits.add(new Edit(id, new NoticeEdit(payload, fireAt != null ? fireAt : delay != null ? now.plus(delay) : null,
-            url)));
-      } catch (ApiException e) {
-        NoticeChecks.collect(errors, e);
-      } catch (InvalidInputException e) {
-        errors.add(new ApiException.FieldError(e.field(), e.reason()));
+    List<Edit> edits = NoticeChecks.readItems(bodies.object(request), properties.getMaxBatch(), (item, path) -> {
+      ObjectNode o = JsonInput.object(item, path);
+      JsonInput.only(o, path, EDIT_FIELDS);
+      UUID id = JsonInput.uuid(o.get("id"), child(path, "id"));
+      String payload = o.has("payload") ? JsonInput.payload(o.get("payload"), child(path, "payload")).text() : null;
+      Instant fireAt = JsonInput.instant(o, path, "fireAt");
+      Duration delay = JsonInput.duration(o, path, "delay");
+      if (fireAt != null && delay != null) {
+        throw ApiException.invalid(child(path, "delay"), "give fireAt or delay, not both");
       }
-    }
-    if (!errors.isEmpty()) {
-      throw ApiException.invalid(errors);
-    }
+      checks.refuseBeyondHorizon(fireAt, delay, path);
+      String url = JsonInput.text(o, path, "callbackUrl");
+      if (url != null) {
+        checks.checkUrl(url, child(path, "callbackUrl"));
+      }
+      if (payload == null && fireAt == null && delay == null && url == null) {
+        throw ApiException.invalid(path, "changes nothing: give payload, fireAt, delay or callbackUrl");
+      }
+      return new Edit(id, new NoticeEdit(payload, fireAt != null ? fireAt : delay != null ? now.plus(delay) : null,
+          url));
+    });
     Set<UUID> hidden = scope.hidden(caller, edits.stream().map(Edit::id).toList());
     NoticeBatch batch = new NoticeBatch();
     for (int i = 0; i < edits.size(); i++) {

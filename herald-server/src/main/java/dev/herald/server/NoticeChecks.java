@@ -8,9 +8,17 @@ import dev.herald.channel.http.HttpChannel;
 import dev.herald.schedule.DurationText;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
-/** Checks the notice routes share: the schedule horizon, the callback URL's syntax and SSRF guard, error lists. */
+/**
+ * Checks the notice routes share: the schedule horizon, the callback URL's syntax and SSRF guard, batches
+ * read item by item with their error lists.
+ */
 final class NoticeChecks {
   static final int MAX_LISTED_ERRORS = 100;
 
@@ -55,6 +63,35 @@ final class NoticeChecks {
     } catch (InvalidInputException e) {
       throw ApiException.invalid(field, e.reason());
     }
+  }
+
+  /** Reads one item of a batch at its path, e.g. {@code notices[3]}. */
+  interface ItemReader<T> {
+    T read(JsonNode item, String path);
+  }
+
+  /**
+   * The batch {@code {"notices": [...]}} of a request body, each item read by {@code read}: every item
+   * is read, and all their refusals answer together as one 400; any other status ends the request.
+   */
+  static <T> List<T> readItems(ObjectNode body, int maxBatch, ItemReader<T> read) {
+    JsonInput.only(body, "", Set.of("notices"));
+    ArrayNode items = JsonInput.batch(body, "", "notices", maxBatch);
+    List<T> out = new ArrayList<>(items.size());
+    List<ApiException.FieldError> errors = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      try {
+        out.add(read.read(items.get(i), JsonInput.index("notices", i)));
+      } catch (ApiException e) {
+        collect(errors, e);
+      } catch (InvalidInputException e) {
+        errors.add(new ApiException.FieldError(e.field(), e.reason()));
+      }
+    }
+    if (!errors.isEmpty()) {
+      throw ApiException.invalid(errors);
+    }
+    return out;
   }
 
   /** Adds a 400's field errors to a batch's list (up to {@link #MAX_LISTED_ERRORS}); other statuses end the request. */

@@ -7,6 +7,7 @@ import dev.herald.EnqueueResult;
 import dev.herald.FieldPath;
 import dev.herald.Herald;
 import dev.herald.InvalidInputException;
+import dev.herald.JsonPayload;
 import dev.herald.Notice;
 import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
@@ -66,33 +67,16 @@ class NoticeCreateController {
   @PostMapping
   ResponseEntity<JsonNode> create(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", Set.of("notices"));
-    ArrayNode items = JsonInput.batch(in, "", "notices", properties.getMaxBatch());
     Map<String, Optional<NoticeDefinition>> definitions = new HashMap<>();
     // another tenant's definition is refused exactly as one that does not exist
     Function<String, Optional<NoticeDefinition>> lookup = name -> definitions.computeIfAbsent(name,
         n -> scope.seesDefinition(caller, n) ? herald.definitions().find(n) : Optional.empty());
-    List<NoticeRequest> requests = new ArrayList<>(items.size());
-    List<String> tenantOf = new ArrayList<>(items.size());
-    List<ApiException.FieldError> errors = new ArrayList<>();
     // The caller's trace context: its notices' attempts continue that trace. A malformed header is
     // ignored, as W3C Trace Context asks of receivers; an item's own traceparent field is checked.
     String traceparent = Traceparent.orNull(request.getHeader(Traceparent.HEADER));
-    for (int i = 0; i < items.size(); i++) {
-      try {
-        NoticeRequest r = createRequest(items.get(i), index("notices", i), lookup, traceparent, caller);
-        requests.add(r);
-        tenantOf.add(scope.tenantOfNewNotice(caller, r.definition()));
-      } catch (ApiException e) {
-        NoticeChecks.collect(errors, e);
-      } catch (InvalidInputException e) {
-        errors.add(new ApiException.FieldError(e.field(), e.reason()));
-      }
-    }
-    if (!errors.isEmpty()) {
-      throw ApiException.invalid(errors);
-    }
+    List<NoticeRequest> requests = NoticeChecks.readItems(bodies.object(request), properties.getMaxBatch(),
+        (item, path) -> createRequest(item, path, lookup, traceparent, caller));
+    List<String> tenantOf = requests.stream().map(r -> scope.tenantOfNewNotice(caller, r.definition())).toList();
     Map<String, Integer> perTenant = new java.util.TreeMap<>();
     tenantOf.forEach(t -> perTenant.merge(t, 1, Integer::sum));
     perTenant.forEach(quotas::take); // 429 before anything is written
@@ -137,7 +121,8 @@ class NoticeCreateController {
     return ResponseEntity.status(anyCreated ? HttpStatus.CREATED : HttpStatus.OK).body(out);
   }
 
-  private NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup,
+  /** One item as the core's request; its payload a {@link JsonPayload}, parsed once, by {@link JsonBody}. */
+  NoticeRequest createRequest(JsonNode item, String path, Function<String, Optional<NoticeDefinition>> lookup,
       String traceparent, Caller caller) {
     ObjectNode o = JsonInput.object(item, path);
     JsonInput.only(o, path, CREATE_FIELDS);
@@ -147,7 +132,7 @@ class NoticeCreateController {
       throw ApiException.invalid(child(path, "payload"),
           "is required: any JSON value (object, array, string, number, true, false or null)");
     }
-    String payload = JsonInput.payload(o.get("payload"), child(path, "payload"));
+    JsonPayload payload = JsonInput.payload(o.get("payload"), child(path, "payload"));
     Instant fireAt = JsonInput.instant(o, path, "fireAt");
     Duration delay = JsonInput.duration(o, path, "delay");
     if (fireAt != null && delay != null) {

@@ -6,7 +6,6 @@ import dev.herald.recurring.RecurringSchedule;
 import dev.herald.recurring.RecurringSchedule.MissedSlots;
 import dev.herald.schedule.DurationText;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -34,6 +33,8 @@ import tools.jackson.databind.node.ObjectNode;
 class RecurringController {
   static final Set<String> FIELDS = Set.of("name", "description", "definition", "payload", "cron", "zone", "every",
       "anchor", "missed", "paused");
+  private static final ApiResource SCHEDULES = new ApiResource("name", "/api/v1/recurring", "recurring schedule",
+      "no recurring schedule", "a schedule cannot be renamed");
 
   private final Herald herald;
   private final RequestBodies bodies;
@@ -47,10 +48,7 @@ class RecurringController {
 
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
-    ObjectNode out = Views.object();
-    ArrayNode items = out.putArray("items");
-    herald.recurring().list(EventTenant.of(request)).forEach(s -> items.add(view(s)));
-    return out;
+    return ApiResource.items(herald.recurring().list(EventTenant.of(request)), RecurringController::view);
   }
 
   @GetMapping("/{name}")
@@ -70,26 +68,19 @@ class RecurringController {
   @PostMapping
   @Requires(Permission.MANAGE_DEFINITIONS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
-    ObjectNode in = body(request);
+    ObjectNode in = bodies.object(request, FIELDS);
     String name = JsonInput.requiredText(in, "", "name");
-    if (herald.recurring().find(EventTenant.of(request), name).isPresent()) {
-      throw ApiException.conflict("already_exists", "recurring schedule '" + name + "' exists; change it with PUT"
-          + " /api/v1/recurring/" + name);
-    }
+    SCHEDULES.refuseTaken(herald.recurring().find(EventTenant.of(request), name).isPresent(), name);
     RecurringSchedule saved = save(request, build(in, name, request));
-    return ResponseEntity.created(URI.create("/api/v1/recurring/" + saved.name())).body(view(saved));
+    return SCHEDULES.created(saved.name(), view(saved));
   }
 
   @PutMapping("/{name}")
   @Requires(Permission.MANAGE_DEFINITIONS)
   ObjectNode update(@PathVariable("name") String name, HttpServletRequest request) {
-    ObjectNode in = body(request);
+    ObjectNode in = bodies.object(request, FIELDS);
     require(request, name);
-    String given = JsonInput.text(in, "", "name");
-    if (given != null && !given.equals(name)) {
-      throw ApiException.invalid("name", "'" + given + "' differs from the name in the path, '" + name
-          + "'; a schedule cannot be renamed");
-    }
+    SCHEDULES.refuseRename(in, name);
     return view(save(request, build(in, name, request)));
   }
 
@@ -116,14 +107,7 @@ class RecurringController {
   }
 
   private RecurringSchedule require(HttpServletRequest request, String name) {
-    return herald.recurring().find(EventTenant.of(request), name)
-        .orElseThrow(() -> ApiException.notFound("no recurring schedule '" + name + "'"));
-  }
-
-  private ObjectNode body(HttpServletRequest request) {
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
-    return in;
+    return SCHEDULES.found(herald.recurring().find(EventTenant.of(request), name), name);
   }
 
   private RecurringSchedule save(HttpServletRequest request, RecurringSchedule s) {

@@ -2,6 +2,7 @@ package dev.herald.server;
 
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
+import java.util.Set;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -38,5 +39,12 @@ final class RequestBodies {
       throw ApiException.of(400, "bad_request", "could not read the request body: " + e.getMessage());
     }
     return JsonInput.object(n, "");
+  }
+
+  /** The body, which must be a JSON object of the {@code allowed} fields only. */
+  ObjectNode object(HttpServletRequest request, Set<String> allowed) {
+    ObjectNode in = object(request);
+    JsonInput.only(in, "", allowed);
+    return in;
   }
 }

@@ -2,7 +2,6 @@ package dev.herald.server;
 
 import dev.herald.Herald;
 import jakarta.servlet.http.HttpServletRequest;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -28,6 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
 @Requires(Permission.READ)
 class TenantsController {
   static final Set<String> FIELDS = Set.of("id", "name", "callbackOrigins", "maxBacklog", "maxRate");
+  private static final ApiResource TENANTS = new ApiResource("id", "/api/v1/tenants", "tenant", "no tenant", null);
 
   private final Tenants tenants;
   private final Herald herald;
@@ -44,10 +44,7 @@ class TenantsController {
   @GetMapping
   ObjectNode list(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode out = Views.object();
-    ArrayNode items = out.putArray("items");
-    tenants.list().stream().filter(t -> Access.touches(caller, t.id())).forEach(t -> items.add(view(t)));
-    return out;
+    return ApiResource.items(tenants.list().stream().filter(t -> Access.touches(caller, t.id())).toList(), this::view);
   }
 
   @GetMapping("/{id}")
@@ -59,14 +56,13 @@ class TenantsController {
   @Requires(Permission.MANAGE_TENANTS)
   ResponseEntity<ObjectNode> create(HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
+    ObjectNode in = bodies.object(request, FIELDS);
     String id = JsonInput.requiredText(in, "", "id");
     Set<String> names = herald.definitions().list().stream().map(d -> d.name()).collect(Collectors.toSet());
     Tenants.Tenant t = tenants.create(id, JsonInput.text(in, "", "name"), origins(in), backlog(in),
         JsonInput.text(in, "", "maxRate"), caller.actor(), names);
     audit.record(caller, t.id(), "tenant.create", t.id(), describe(t));
-    return ResponseEntity.created(URI.create("/api/v1/tenants/" + t.id())).body(view(t));
+    return TENANTS.created(t.id(), view(t));
   }
 
   /** Replaces the tenant's name, callback origins and quotas (absent ones: none). */
@@ -74,12 +70,8 @@ class TenantsController {
   @Requires(Permission.MANAGE_TENANTS)
   ObjectNode update(@PathVariable("id") String id, HttpServletRequest request) {
     Caller caller = ApiFilter.caller(request);
-    ObjectNode in = bodies.object(request);
-    JsonInput.only(in, "", FIELDS);
-    String given = JsonInput.text(in, "", "id");
-    if (given != null && !given.equals(id)) {
-      throw ApiException.invalid("id", "'" + given + "' differs from the id in the path, '" + id + "'");
-    }
+    ObjectNode in = bodies.object(request, FIELDS);
+    TENANTS.refuseRename(in, id);
     require(id, caller);
     Tenants.Tenant t = tenants.update(id, JsonInput.text(in, "", "name"), origins(in), backlog(in),
         JsonInput.text(in, "", "maxRate"));
@@ -124,8 +116,7 @@ class TenantsController {
   }
 
   private Tenants.Tenant require(String id, Caller caller) {
-    return tenants.find(id).filter(t -> Access.touches(caller, t.id()))
-        .orElseThrow(() -> ApiException.notFound("no tenant '" + id + "'"));
+    return TENANTS.found(tenants.find(id).filter(t -> Access.touches(caller, t.id())), id);
   }
 
   private static List<String> origins(ObjectNode in) {

@@ -42,22 +42,16 @@ public class HeraldIntakeAutoConfiguration {
   static class Amqp {
     @Bean
     HeraldIntakes heraldAmqpIntakes(Herald herald, AmqpChannelProperties p) {
-      List<HeraldIntakes.Intake> out = new ArrayList<>();
-      p.getIntakes().forEach((name, i) -> {
-        String prefix = "herald.amqp.intakes." + name;
-        AmqpIntake intake = configured(prefix, () -> {
-          AmqpIntake.Builder b = AmqpIntake.builder(herald).queue(i.getQueue()).prefetch(i.getPrefetch())
-              .pause(i.getPause()).format(format(prefix, i.getDefinition(), i.getFormat()));
-          b.uri(uri(prefix, i, p.getBrokers()));
-          if (i.getParkingQueue() != null) {
-            b.parkingQueue(i.getParkingQueue());
-          }
-          return b.build();
-        });
-        out.add(HeraldIntakes.of("amqp-" + name, intake::start, intake::isConsuming,
-            intake::close));
+      return intakes("amqp", p.getIntakes(), (name, prefix, i) -> {
+        AmqpIntake.Builder b = AmqpIntake.builder(herald).queue(i.getQueue()).prefetch(i.getPrefetch())
+            .pause(i.getPause()).format(format(prefix, i.getDefinition(), i.getFormat()));
+        b.uri(uri(prefix, i, p.getBrokers()));
+        if (i.getParkingQueue() != null) {
+          b.parkingQueue(i.getParkingQueue());
+        }
+        AmqpIntake intake = b.build();
+        return HeraldIntakes.of("amqp-" + name, intake::start, intake::isConsuming, intake::close);
       });
-      return new HeraldIntakes(out);
     }
 
     /** {@code heraldAmqpIntakes/<name>}. */
@@ -98,27 +92,21 @@ public class HeraldIntakeAutoConfiguration {
   static class Kafka {
     @Bean
     HeraldIntakes heraldKafkaIntakes(Herald herald, KafkaChannelProperties p) {
-      List<HeraldIntakes.Intake> out = new ArrayList<>();
-      p.getIntakes().forEach((name, i) -> {
-        String prefix = "herald.kafka.intakes." + name;
-        KafkaIntake intake = configured(prefix, () -> {
-          String servers = i.getBootstrapServers() != null ? i.getBootstrapServers() : p.getBootstrapServers();
-          if (servers == null) {
-            throw new InvalidInputException("bootstrapServers", "is required (or herald.kafka.bootstrap-servers)");
-          }
-          KafkaIntake.Builder b = KafkaIntake.builder(herald).bootstrapServers(servers).topic(i.getTopic())
-              .groupId(i.getGroupId() != null ? i.getGroupId() : "herald-intake-" + name).pause(i.getPause())
-              .format(format(prefix, i.getDefinition(), i.getFormat()));
-          if (i.getParkingTopic() != null) {
-            b.parkingTopic(i.getParkingTopic());
-          }
-          i.getProperties().forEach(b::property);
-          return b.build();
-        });
-        out.add(HeraldIntakes.of("kafka-" + name, intake::start, intake::isRunning,
-            intake::close));
+      return intakes("kafka", p.getIntakes(), (name, prefix, i) -> {
+        String servers = i.getBootstrapServers() != null ? i.getBootstrapServers() : p.getBootstrapServers();
+        if (servers == null) {
+          throw new InvalidInputException("bootstrapServers", "is required (or herald.kafka.bootstrap-servers)");
+        }
+        KafkaIntake.Builder b = KafkaIntake.builder(herald).bootstrapServers(servers).topic(i.getTopic())
+            .groupId(i.getGroupId() != null ? i.getGroupId() : "herald-intake-" + name).pause(i.getPause())
+            .format(format(prefix, i.getDefinition(), i.getFormat()));
+        if (i.getParkingTopic() != null) {
+          b.parkingTopic(i.getParkingTopic());
+        }
+        i.getProperties().forEach(b::property);
+        KafkaIntake intake = b.build();
+        return HeraldIntakes.of("kafka-" + name, intake::start, intake::isRunning, intake::close);
       });
-      return new HeraldIntakes(out);
     }
 
     /** {@code heraldKafkaIntakes/<name>}. */
@@ -170,13 +158,31 @@ public class HeraldIntakeAutoConfiguration {
     return IntakeFormat.payload(definition);
   }
 
-  private static <T> T configured(String prefix, java.util.function.Supplier<T> build) {
-    try {
-      return build.get();
-    } catch (InvalidInputException e) {
-      String property = prefix + "." + HeraldAutoConfiguration.HeraldFactory.kebab(e.field());
-      throw new HeraldConfigurationException(property, e.reason(), "Fix " + property + ".", e);
-    }
+  /** Builds one intake from its properties. */
+  interface IntakeMaker<P> {
+    /**
+     * @param name its name in properties; logs and health call it {@code <kind>-<name>}
+     * @param prefix its properties' prefix, {@code herald.<kind>.intakes.<name>}
+     */
+    HeraldIntakes.Intake make(String name, String prefix, P properties);
+  }
+
+  /**
+   * The intakes of {@code herald.<kind>.intakes.*}, each made by {@code make}; a setting it refuses
+   * fails start-up naming the property.
+   */
+  private static <P> HeraldIntakes intakes(String kind, Map<String, P> each, IntakeMaker<P> make) {
+    List<HeraldIntakes.Intake> out = new ArrayList<>();
+    each.forEach((name, i) -> {
+      String prefix = "herald." + kind + ".intakes." + name;
+      try {
+        out.add(make.make(name, prefix, i));
+      } catch (InvalidInputException e) {
+        String property = prefix + "." + HeraldAutoConfiguration.HeraldFactory.kebab(e.field());
+        throw new HeraldConfigurationException(property, e.reason(), "Fix " + property + ".", e);
+      }
+    });
+    return new HeraldIntakes(out);
   }
 
   /** True when at least one {@code herald.amqp.intakes.<name>} is set. */
