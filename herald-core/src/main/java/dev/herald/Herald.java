@@ -180,7 +180,9 @@ public final class Herald implements AutoCloseable {
 
   /** Enqueues several notices in one transaction; if one is invalid, none is written. */
   public List<Notice> enqueueAll(List<NoticeRequest> requests) {
-    return inTransaction(tx -> tx.enqueueAll(requests));
+    // Nothing but these inserts runs in this transaction: what commits is what the engine was told,
+    // so the notices due soon are held from the insert on, with no adoption after the commit.
+    return inTransactionWithoutSavepoints(tx -> tx.enqueueAll(requests));
   }
 
   /**
@@ -190,7 +192,7 @@ public final class Herald implements AutoCloseable {
    * commit instead, use {@link #inTransaction} or {@link #join}.
    */
   public Notice enqueue(Connection connection, NoticeRequest request) {
-    return engine.write(connection, List.of(request), false).getFirst().notice();
+    return engine.write(connection, List.of(request), DeliveryEngine.Hold.NONE).getFirst().notice();
   }
 
   /** Joins a transaction the caller controls; see {@link NoticeTransaction}. */
@@ -206,6 +208,19 @@ public final class Herald implements AutoCloseable {
    */
   public <T> T inTransaction(TransactionWork<T> work) {
     return TransactionRunner.run(dataSource, this::join, work);
+  }
+
+  /**
+   * Runs {@code work} as {@link #inTransaction} does, for work that never rolls back to a savepoint
+   * (each of its statements succeeds, or it throws and everything rolls back). Its notices due soon
+   * are then held by this node from their insert on, and fire after the commit without the round
+   * trip {@code inTransaction} makes to learn which of them a rollback to a savepoint removed. A
+   * rollback to a savepoint inside such work could deliver a notice that was never committed: use
+   * {@code inTransaction} for work that may do one.
+   */
+  public <T> T inTransactionWithoutSavepoints(TransactionWork<T> work) {
+    return TransactionRunner.run(dataSource, c -> new NoticeTransaction(engine, c, events, DeliveryEngine.Hold.OWN),
+        work);
   }
 
   /**

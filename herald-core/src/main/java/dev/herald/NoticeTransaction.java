@@ -18,12 +18,20 @@ public final class NoticeTransaction {
   private final Connection connection;
   private final dev.herald.events.Events events;
   private final List<DeliveryEngine.Enqueued> written = new ArrayList<>();
+  private final DeliveryEngine.Hold hold;
   private boolean ended;
 
   NoticeTransaction(DeliveryEngine engine, Connection connection, dev.herald.events.Events events) {
+    this(engine, connection, events, DeliveryEngine.Hold.PROVISIONAL);
+  }
+
+  /** @param hold {@link DeliveryEngine.Hold#OWN} only for a transaction of Herald's in which nothing else runs */
+  NoticeTransaction(DeliveryEngine engine, Connection connection, dev.herald.events.Events events,
+      DeliveryEngine.Hold hold) {
     this.engine = engine;
     this.connection = connection;
     this.events = events;
+    this.hold = hold;
   }
 
   /** The caller's connection, for its own statements in the same transaction. */
@@ -53,7 +61,7 @@ public final class NoticeTransaction {
     if (ended) {
       throw new IllegalStateException("this notice transaction has ended");
     }
-    List<DeliveryEngine.Enqueued> batch = engine.write(connection, requests, true);
+    List<DeliveryEngine.Enqueued> batch = engine.write(connection, requests, hold);
     written.addAll(batch);
     return batch.stream().map(e -> new EnqueueResult(e.notice(), e.created())).toList();
   }

@@ -8,6 +8,7 @@ import dev.herald.NoticeDefinition;
 import dev.herald.NoticeRequest;
 import dev.herald.Ordering;
 import dev.herald.engine.DeliveryEngine.Enqueued;
+import dev.herald.engine.DeliveryEngine.Hold;
 import dev.herald.StoreException;
 import dev.herald.spi.InsertResult;
 import dev.herald.spi.NoticeRow;
@@ -27,7 +28,9 @@ import java.util.function.IntSupplier;
 /**
  * Notices written in a caller's transaction: validated and inserted with the caller's connection
  * ({@link #write}), those due soon pre-claimed under this node's provisional owner; after the commit
- * adopted and fired from memory ({@link #committed}), or given back after a rollback.
+ * adopted and fired from memory ({@link #committed}), or given back after a rollback. In Herald's own
+ * transactions ({@link Hold#OWN}) they are pre-claimed under the token itself and held after the
+ * commit without the adoption's round trip.
  */
 final class CommitIntake {
   /** What errors call a list of requests: {@code notices[2].payload} is the third one's payload. */
@@ -64,10 +67,11 @@ final class CommitIntake {
 
   /**
    * Validates every request (nothing is written if one is bad), then inserts them with the
-   * caller's connection, without committing. With {@code track}, notices due within the look-ahead
-   * are leased to this node at insert, to be fired from memory once {@link #committed} is called.
+   * caller's connection, without committing. Unless {@code hold} is {@link Hold#NONE}, notices due
+   * within the look-ahead are leased to this node at insert, to be fired from memory once {@link
+   * #committed} is called.
    */
-  List<Enqueued> write(Connection connection, List<NoticeRequest> requests, boolean track) {
+  List<Enqueued> write(Connection connection, List<NoticeRequest> requests, Hold hold) {
     int backlog = dueBacklog.getAsInt();
     if (settings.maxBacklog() > 0 && backlog > settings.maxBacklog()) {
       throw new dev.herald.BackPressureException(backlog, settings.maxBacklog());
@@ -80,7 +84,8 @@ final class CommitIntake {
     try {
       Instant horizon = clock.instant().plus(settings.lookAhead());
       // Pre-claimed only under a registered incarnation, adopted later under the same token.
-      String token = track && isRunning() ? ownership.claimToken() : null;
+      String token = hold != Hold.NONE && isRunning() ? ownership.claimToken() : null;
+      String owner = token == null ? null : hold == Hold.OWN ? token : token + PROVISIONAL;
       List<java.util.Map.Entry<String, dev.herald.Notice>> ordered = new ArrayList<>();
       for (int i = 0; i < rows.size(); i++) {
         NoticeRow row = rows.get(i);
@@ -90,7 +95,7 @@ final class CommitIntake {
             && !row.notice().nextAttemptAt().isAfter(horizon)
             && settings.handles(row.notice().definition(), row.shard()) && ownership.reserve(1);
         NoticeRow toInsert = reserve
-            ? Intake.preclaimed(row, token + PROVISIONAL, clock.instant().plus(settings.nodeTimeout()))
+            ? Intake.preclaimed(row, owner, clock.instant().plus(settings.nodeTimeout()))
             : row;
         out.add(new Enqueued(toInsert, true, reserve));
       }
@@ -133,12 +138,31 @@ final class CommitIntake {
    * own, before this returns). A caller whose notices another one adopts returns at once.
    */
   void committed(List<Enqueued> written) {
-    if (written.stream().noneMatch(Enqueued::reserved)) {
-      settle(List.of(written), Map.of()); // nothing to adopt
+    if (written.stream().noneMatch(CommitIntake::provisional)) {
+      settle(List.of(written), ownHeld(written)); // nothing to adopt
       return;
     }
     toAdopt.add(written);
     adoptQueued(LEADER_ROUNDS);
+  }
+
+  private static boolean provisional(Enqueued e) {
+    return e.reserved() && e.row().owner().endsWith(PROVISIONAL);
+  }
+
+  /**
+   * The reserved notices written under the token itself ({@link Hold#OWN}): committed, so held as
+   * written. A reconciliation that met one before it got here superseded its version, and the hold
+   * is refused.
+   */
+  private static Map<UUID, NoticeRow> ownHeld(List<Enqueued> written) {
+    Map<UUID, NoticeRow> out = new java.util.HashMap<>();
+    for (Enqueued e : written) {
+      if (e.reserved() && !provisional(e)) {
+        out.put(e.notice().id(), e.row());
+      }
+    }
+    return out;
   }
 
   /** A caller adopts for others at most this many times before handing the rest to a thread of its own. */
@@ -156,9 +180,10 @@ final class CommitIntake {
         for (List<Enqueued> w; (w = toAdopt.poll()) != null; ) {
           batch.add(w);
         }
-        Map<UUID, NoticeRow> adopted = Map.of();
+        Map<UUID, NoticeRow> adopted = new java.util.HashMap<>();
+        batch.forEach(w -> adopted.putAll(ownHeld(w)));
         try {
-          adopted = adopt(batch);
+          adopted.putAll(adopt(batch));
         } finally {
           settle(batch, adopted);
         }
@@ -221,7 +246,7 @@ final class CommitIntake {
     Map<String, List<UUID>> byOwner = new java.util.TreeMap<>();
     for (List<Enqueued> written : batch) {
       for (Enqueued e : written) {
-        if (e.reserved()) {
+        if (provisional(e)) {
           byOwner.computeIfAbsent(e.row().owner(), o -> new ArrayList<>()).add(e.notice().id());
         }
       }
@@ -250,7 +275,7 @@ final class CommitIntake {
     Map<UUID, NoticeRow> out = new java.util.HashMap<>();
     for (List<Enqueued> written : batch) {
       for (Enqueued e : written) {
-        if (e.reserved() && moved.contains(e.notice().id())) {
+        if (provisional(e) && moved.contains(e.notice().id())) {
           NoticeRow r = e.row();
           out.put(r.id(), r.next(r.notice(), current, r.leaseUntil()));
         }
@@ -259,12 +284,22 @@ final class CommitIntake {
     return out;
   }
 
-  /** The caller's transaction rolled back: nothing of it will be delivered. */
+  /**
+   * The caller's transaction rolled back, or its commit failed: nothing of it is fired from memory.
+   * Rows written under the token itself may have committed all the same (a commit whose answer was
+   * lost): a doubt, so that reconciliation releases them.
+   */
   void rolledBack(List<Enqueued> written) {
+    boolean own = false;
     for (Enqueued e : written) {
       if (e.reserved()) {
         ownership.unreserve(1);
+        own |= !provisional(e);
       }
+    }
+    if (own) {
+      ownership.doubtClaims();
+      poll.request();
     }
   }
 }

@@ -47,6 +47,24 @@ public final class DeliveryEngine {
   private static final Logger log = LoggerFactory.getLogger(DeliveryEngine.class);
 
   /** A notice written by {@link #write}: the stored row, and whether this engine reserved room to fire it. */
+  /** How notices written in a transaction are held by this node until they are due. */
+  public enum Hold {
+    /** Not at all: the poll finds them after the commit (a transaction Herald is never told about). */
+    NONE,
+    /**
+     * Provisionally, under the incarnation's token + {@code *} with a lease of one node timeout, adopted
+     * after the caller's commit: the caller's own code runs in the transaction, and a rollback to one of
+     * its savepoints can remove a row the engine was told about.
+     */
+    PROVISIONAL,
+    /**
+     * Under the incarnation's token itself, held after the commit without a round trip: Herald's own
+     * transaction, in which nothing else runs, so a committed insert is a committed notice. A commit
+     * whose answer is lost marks a doubt: reconciliation releases what committed and no memory holds.
+     */
+    OWN
+  }
+
   public record Enqueued(NoticeRow row, boolean created, boolean reserved) {
     public Notice notice() {
       return row.notice();
@@ -316,11 +334,12 @@ public final class DeliveryEngine {
 
   /**
    * Validates every request (nothing is written if one is bad), then inserts them with the
-   * caller's connection, without committing. With {@code track}, notices due within the look-ahead
-   * are leased to this node at insert, to be fired from memory once {@link #committed} is called.
+   * caller's connection, without committing. Unless {@code hold} is {@link Hold#NONE}, notices due
+   * within the look-ahead are leased to this node at insert, to be fired from memory once {@link
+   * #committed} is called.
    */
-  public List<Enqueued> write(Connection connection, List<NoticeRequest> requests, boolean track) {
-    return commitIntake.write(connection, requests, track);
+  public List<Enqueued> write(Connection connection, List<NoticeRequest> requests, Hold hold) {
+    return commitIntake.write(connection, requests, hold);
   }
 
   /**

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -174,6 +175,33 @@ class OrdinaryFaultsTest {
     TimeUnit.MILLISECONDS.sleep(2_000); // a node timeout and more: a second delivery would have started
     assertThat(deliveries.overlapping()).isEmpty();
     ids.forEach(id -> assertThat(deliveries.count(id)).as("deliveries of notice %s", id).isEqualTo(1));
+  }
+
+  // Herald's own transaction (enqueue) writes notices due soon under the node's token itself, with
+  // no adoption after the commit: a commit that landed but whose answer was lost leaves rows owned
+  // by a live token that no memory holds. The doubt it raises must release them for a delivery.
+  @Test
+  @Timeout(60)
+  void anEnqueueWhoseCommitAnswerIsLostIsDeliveredOnceAndSoon() throws Exception {
+    Node a = node("a");
+    node("b");
+    FaultyDataSource.Rule lost = a.faults().loseCommitAnswer("caller", 1);
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    Thread caller = Thread.ofPlatform().name("caller").start(() -> {
+      try {
+        a.herald().enqueue(NoticeRequest.of("work", "{\"lost\":1}").idempotencyKey("lost-answer"));
+      } catch (RuntimeException e) {
+        failed.set(e);
+      }
+    });
+    caller.join();
+    assertThat(lost.fired()).isEqualTo(1);
+    assertThat(failed.get()).as("the caller is told the enqueue failed").isNotNull();
+    UUID id = a.herald().enqueue(NoticeRequest.of("work", "{\"lost\":1}").idempotencyKey("lost-answer")).id();
+    await().atMost(Duration.ofSeconds(5)).until(() -> statusOf(a.herald(), id) == NoticeStatus.SUCCEEDED);
+    TimeUnit.MILLISECONDS.sleep(1_500); // a node timeout and more: a second delivery would have started
+    assertThat(deliveries.count(id)).as("deliveries of the notice whose commit answer was lost").isEqualTo(1);
+    assertThat(deliveries.overlapping()).isEmpty();
   }
 
   /** Notices written in a caller's own transaction: found by the poll, not fired after the commit. */

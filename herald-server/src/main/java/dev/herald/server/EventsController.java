@@ -69,7 +69,7 @@ class EventsController {
     PublishedEvent published;
     EventRequest event = r;
     try {
-      published = herald.inTransaction(tx -> {
+      published = herald.inTransactionWithoutSavepoints(tx -> { // no savepoints: held from the insert on
         PublishedEvent p = tx.publish(event);
         if (p.created()) {
           // the notices are the tenant's, as the notices routes and the console see them

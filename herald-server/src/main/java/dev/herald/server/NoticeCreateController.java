@@ -82,7 +82,8 @@ class NoticeCreateController {
     perTenant.forEach(quotas::take); // 429 before anything is written
     List<EnqueueResult> written;
     try {
-      written = herald.inTransaction(tx -> {
+      // nothing here rolls back to a savepoint: the notices are held from their insert on
+      written = herald.inTransactionWithoutSavepoints(tx -> {
         List<EnqueueResult> results = tx.enqueueAllResults(requests);
         Map<String, List<UUID>> created = new HashMap<>();
         for (int i = 0; i < results.size(); i++) {
