@@ -14,9 +14,9 @@ public enum ClaimStrategy {
   SELECT_THEN_UPDATE,
 
   /**
-   * One statement: {@code UPDATE herald_notice n SET ... FROM (SELECT id, version FROM herald_notice
-   * WHERE <due and free> ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED) c WHERE n.id = c.id AND
-   * n.version = c.version AND n.lease_until < ? RETURNING ...}. Rows another claimer has locked are
+   * One statement: {@code UPDATE herald_notice n SET ... WHERE n.id = ANY(ARRAY(SELECT id FROM
+   * herald_notice WHERE <due and free> ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED)) AND
+   * n.lease_until < ? RETURNING ...}; the lock holds each row's version. Rows another claimer has locked are
    * skipped rather than waited for, so concurrent nodes take disjoint batches in one round trip.
    * PostgreSQL.
    */

@@ -45,9 +45,13 @@ final class Claims extends StorePart {
 
   /** The claim statement of {@link ClaimStrategy#UPDATE_SKIP_LOCKED_RETURNING} for this claim's filter. */
   String claimByUpdateReturningSql(Claim claim) {
+    // The locked ids as an array, not a join: joined, the planner hashed the whole live table on
+    // every claim (a sequential scan per batch, the larger the backlog the longer); an array of ids
+    // is looked up in the primary key. The rows stay locked until the commit, so no version can
+    // change between the lock and the update.
     return "UPDATE herald_notice n SET status = ?, owner = ?, lease_until = ?, version = n.version + 1, updated_at = ?"
-        + " FROM (" + dialect.claimSelect("id, version", claimFilter(claim, true)) + ") c"
-        + " WHERE n.id = c.id AND n.version = c.version AND n.lease_until < ?"
+        + " WHERE n.id = ANY(ARRAY(" + dialect.claimSelect("id", claimFilter(claim, true)) + "))"
+        + " AND n.lease_until < ?"
         + " RETURNING " + LIVE_COLUMNS_OF_N;
   }
 
