@@ -48,9 +48,11 @@ final class Lateness {
     Systems.HeraldCounter counter = new Systems.HeraldCounter();
     Duration delay = o.delay();
     java.util.Queue<long[]> late = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    AfterCommit afterCommit = new AfterCommit(measuredFrom);
     try (Herald herald = Systems.herald(o, db, space.dataSource(), c -> {
       Instant at = Instant.now();
       long now = micros(at);
+      afterCommit.started(Stream.seqOf(c.payload()), now);
       if (Stream.seqOf(c.payload()) >= measuredFrom) {
         long us = now - micros(c.notice().fireAt());
         lateness.recordMicros(us);
@@ -70,11 +72,15 @@ final class Lateness {
           Hiccups h = new Hiccups()) {
         hiccups = h;
         stats = Stream.run(caseName + " herald", rate, o.warmupSeconds, seconds, o.producers,
-            seq -> herald.enqueue(NoticeRequest.of(Rows.DEFINITION, "{\"seq\":" + seq + "}").delay(delay)));
+            seq -> {
+              herald.enqueue(NoticeRequest.of(Rows.DEFINITION, "{\"seq\":" + seq + "}").delay(delay));
+              afterCommit.committed(seq, micros(Instant.now()));
+            });
         counter.expect(stats.total() - stats.failures());
         drain(o, delay, counter::await);
       }
       Result.Builder rb = Result.of(caseName, "herald", variant, db.kind()).settings(Systems.heraldSettings(o));
+      afterCommit.into(rb, delay);
       hiccups.into(rb.metricsView());
       lateEvents(rb, hiccups, late);
       BenchDb.perDelivery(rb, before, db.counters(), counter.succeeded.get());
@@ -89,9 +95,11 @@ final class Lateness {
     Rows.createDbSchedulerTable(space.dataSource(), db.kind());
     Systems.DbsCounter counter = new Systems.DbsCounter();
     java.util.Queue<long[]> late = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    AfterCommit afterCommit = new AfterCommit(measuredFrom);
     OneTimeTask<Void> task = Tasks.oneTime(Rows.DBS_TASK).execute((inst, c) -> {
       Instant at = Instant.now();
       long now = micros(at);
+      afterCommit.started(Long.parseLong(inst.getId()), now);
       if (Long.parseLong(inst.getId()) >= measuredFrom) {
         long us = now - micros(c.getExecution().getExecutionTime());
         lateness.recordMicros(us);
@@ -113,7 +121,10 @@ final class Lateness {
         Hiccups h = new Hiccups()) {
       hiccups = h;
       stats = Stream.run(CASE + " db-scheduler", rate, o.warmupSeconds, seconds, o.producers,
-          seq -> scheduler.schedule(task.instance(Long.toString(seq)), Instant.now().plus(delay)));
+          seq -> {
+            scheduler.schedule(task.instance(Long.toString(seq)), Instant.now().plus(delay));
+            afterCommit.committed(seq, micros(Instant.now()));
+          });
       counter.expect(stats.total() - stats.failures());
       drain(o, delay, counter::await);
     } finally {
@@ -121,10 +132,58 @@ final class Lateness {
     }
     Result.Builder rb = Result.of(CASE, "db-scheduler", Systems.dbsStrategy(o, db), db.kind())
         .settings(Systems.dbsSettings(o, db));
+    afterCommit.into(rb, delay);
     hiccups.into(rb.metricsView());
     lateEvents(rb, hiccups, late);
     BenchDb.perDelivery(rb, before, db.counters(), counter.succeeded.get());
     return finish(rb, o, rate, seconds, stats, lateness, counter.succeeded.get(), 0);
+  }
+
+  /**
+   * For notices due at creation ({@code --delay 0}): handler start minus the moment the create call
+   * returned, its transaction committed; what a caller waits for after its commit. A handler that
+   * started before the call returned (it may, once the commit is in) counts as 0 ms, and is counted.
+   */
+  static final class AfterCommit {
+    private final long measuredFrom;
+    private final Map<Long, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Long, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
+
+    AfterCommit(long measuredFrom) {
+      this.measuredFrom = measuredFrom;
+    }
+
+    void committed(long seq, long micros) {
+      if (seq >= measuredFrom) {
+        committed.put(seq, micros);
+      }
+    }
+
+    void started(long seq, long micros) {
+      if (seq >= measuredFrom) {
+        started.putIfAbsent(seq, micros);
+      }
+    }
+
+    void into(Result.Builder rb, Duration delay) {
+      if (!delay.isZero()) {
+        return;
+      }
+      Latencies after = new Latencies();
+      long beforeReturn = 0;
+      for (Map.Entry<Long, Long> e : committed.entrySet()) {
+        Long start = started.get(e.getKey());
+        if (start != null) {
+          long us = start - e.getValue();
+          beforeReturn += us < 0 ? 1 : 0;
+          after.recordMicros(Math.max(0, us));
+        }
+      }
+      Map<String, Object> m = new java.util.LinkedHashMap<>();
+      after.into(m, "after_commit_");
+      m.forEach(rb::metric);
+      rb.metric("after_commit_started_before_return", beforeReturn);
+    }
   }
 
   /** Deliveries at least this late are kept with their time, to set beside the machine's stalls. */
