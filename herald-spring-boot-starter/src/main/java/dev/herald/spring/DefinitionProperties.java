@@ -53,10 +53,12 @@ final class DefinitionProperties {
         b.handler(d.getHandler());
       } else if (d.getTarget() != null) {
         b.channel(d.getChannel() != null ? d.getChannel() : NoticeDefinition.LOCAL_CHANNEL, d.getTarget());
+      } else if (d.getChannel() != null) {
+        b.perNoticeTarget(d.getChannel()); // each notice gives its own; the channel must allow it
       } else {
         throw new HeraldConfigurationException(prefix, "says nowhere to deliver",
             "Set " + prefix + ".handler to a handler bean's name, or " + prefix + ".channel and "
-                + prefix + ".target.");
+                + prefix + ".target (or the channel alone where each notice gives its own target).");
       }
       set(d.getRetry(), b::retry);
       set(d.getMaxAttempts(), b::maxAttempts);

@@ -184,7 +184,10 @@ public class HeraldProperties extends EngineProperties {
     /** The in-process handler (a bean) that delivers it; short for channel=local, target=handler. */
     private String handler;
 
-    /** The channel that delivers it, e.g. local or http; give target too. Default: local. */
+    /**
+     * The channel that delivers it, e.g. local or http; give target too, or leave it out where each
+     * notice gives its own (http). Default: local.
+     */
     private String channel;
 
     /** Where the channel sends it: for local, the handler's name; for http, the URL. */

@@ -1,6 +1,7 @@
 package dev.herald.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.icegreen.greenmail.util.GreenMail;
@@ -87,6 +88,43 @@ class HeraldChannelsAutoConfigurationTest {
     } finally {
       receiver.stop(0);
     }
+  }
+
+  /** A channel without a target: each notice gives its own URL, and one that gives none is refused. */
+  @Test
+  void aWebhookDefinitionWithoutTargetTakesEachNoticesOwn() throws Exception {
+    java.util.List<String> paths = new java.util.concurrent.CopyOnWriteArrayList<>();
+    com.sun.net.httpserver.HttpServer receiver =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext("/", exchange -> {
+      paths.add(exchange.getRequestURI().getPath());
+      exchange.sendResponseHeaders(204, -1);
+      exchange.close();
+    });
+    receiver.start();
+    try {
+      runner().withPropertyValues("herald.http.allow=127.0.0.1", "herald.definitions.callback.channel=http")
+          .run(ctx -> {
+            assertThat(ctx).hasNotFailed();
+            Herald herald = ctx.getBean(Herald.class);
+            assertThat(herald.definitions().find("callback").orElseThrow().perNoticeTarget()).isTrue();
+            assertThatThrownBy(() -> herald.enqueue("callback", "{}"))
+                .isInstanceOf(dev.herald.InvalidInputException.class).hasMessageContaining("target");
+            String base = "http://127.0.0.1:" + receiver.getAddress().getPort();
+            herald.enqueue(dev.herald.NoticeRequest.of("callback", "{}").target(base + "/merchant-a"));
+            herald.enqueue(dev.herald.NoticeRequest.of("callback", "{}").target(base + "/merchant-b"));
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> paths.containsAll(java.util.List.of("/merchant-a", "/merchant-b")));
+          });
+    } finally {
+      receiver.stop(0);
+    }
+    runner().withPropertyValues("herald.definitions.report.channel=mail", "herald.mail.host=127.0.0.1")
+        .run(ctx -> {
+          assertThat(ctx).hasFailed();
+          assertThat(ctx.getStartupFailure()).hasStackTraceContaining("herald.definitions.report.target")
+              .hasStackTraceContaining("is required");
+        });
   }
 
   @Test
