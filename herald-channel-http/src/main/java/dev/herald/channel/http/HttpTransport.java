@@ -89,7 +89,7 @@ final class HttpTransport implements AutoCloseable {
         .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(ioThreads).setSoKeepAlive(true).build())
         .setThreadFactory(r -> daemon(r, "herald-http-io-" + n.getAndIncrement()))
         .setVersionPolicy(HttpVersionPolicy.NEGOTIATE) // h2 by ALPN over TLS; HTTP/1.1 in clear
-        .setRoutePlanner(new VettedProxyRoutes(proxy != null ? proxy : ProxySelector.getDefault(), guard))
+        .setRoutePlanner(routes(proxy, guard))
         .setKeepAliveStrategy(HttpTransport::keepAlive)
         .setDefaultRequestConfig(RequestConfig.custom().setRedirectsEnabled(false).build())
         .disableRedirectHandling()
@@ -105,6 +105,36 @@ final class HttpTransport implements AutoCloseable {
     t.setRemoveOnCancelPolicy(true);
     this.timer = t;
     client.start();
+  }
+
+  /**
+   * Routes through {@code proxy}, else through the JVM's proxy settings where they name one. Where
+   * nothing names a proxy, no route asks a selector: the JDK's selector parses each request's URI
+   * and reads its properties again, a tenth of the thread that starts the exchanges.
+   */
+  private static org.apache.hc.client5.http.routing.HttpRoutePlanner routes(ProxySelector proxy, GuardedResolver guard) {
+    ProxySelector selector = proxy != null ? proxy : jvmProxies();
+    return selector == null ? new org.apache.hc.client5.http.impl.routing.DefaultRoutePlanner(null)
+        : new VettedProxyRoutes(selector, guard);
+  }
+
+  /** The JVM's default proxy selector, or null where it is the JDK's own and its settings name no proxy. */
+  static ProxySelector jvmProxies() {
+    ProxySelector selector = ProxySelector.getDefault();
+    if (selector == null) {
+      return null;
+    }
+    if (!selector.getClass().getName().equals("sun.net.spi.DefaultProxySelector")
+        || Boolean.getBoolean("java.net.useSystemProxies")) {
+      return selector; // an application's own selector, or the operating system's settings
+    }
+    for (String property : List.of("http.proxyHost", "https.proxyHost", "socksProxyHost")) {
+      String host = System.getProperty(property);
+      if (host != null && !host.isBlank()) {
+        return selector;
+      }
+    }
+    return null;
   }
 
   private static Thread daemon(Runnable r, String name) {

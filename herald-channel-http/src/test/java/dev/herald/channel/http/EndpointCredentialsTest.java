@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLParameters;
@@ -270,6 +271,43 @@ class EndpointCredentialsTest {
   }
 
   // ------------------------------------------------------------------------------------ proxy
+
+  /**
+   * No proxy of the channel's own: the JVM's. An application's own default selector is asked per
+   * request; the JDK's is asked only where its settings name a proxy (it never proxies loopback
+   * names, so its settings are checked here, not a request through them); with none, no selector.
+   */
+  @Test
+  void withoutAProxyOfItsOwnTheChannelUsesTheJvmProxySelector() throws Exception {
+    assertThat(HttpTransport.jvmProxies()).as("nothing set: no selector asked per request").isNull();
+    try {
+      System.setProperty("https.proxyHost", "proxy.internal");
+      assertThat(HttpTransport.jvmProxies()).isSameAs(java.net.ProxySelector.getDefault());
+    } finally {
+      System.clearProperty("https.proxyHost");
+    }
+    List<String> proxied = new CopyOnWriteArrayList<>();
+    HttpServer proxy = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    proxy.createContext("/", ex -> {
+      proxied.add(ex.getRequestMethod() + " " + ex.getRequestURI());
+      answer(ex, 200, "");
+    });
+    proxy.start();
+    servers.add(() -> proxy.stop(0));
+    java.net.ProxySelector jdk = java.net.ProxySelector.getDefault();
+    try {
+      java.net.ProxySelector.setDefault(EgressProxy.of("http://127.0.0.1:" + proxy.getAddress().getPort(), List.of()));
+      HttpChannel http = HttpChannel.builder().allow("127.0.0.1", "localhost").clock(clock).build();
+      start(http);
+    } finally {
+      java.net.ProxySelector.setDefault(jdk);
+    }
+    herald.definitions().save(NoticeDefinition.builder("via-jvm-proxy").channel("http", "http://localhost:9/hooks")
+        .build());
+    herald.enqueue("via-jvm-proxy", "{}");
+    runner.runDue();
+    assertThat(proxied).containsExactly("POST http://localhost:9/hooks");
+  }
 
   @Test
   void everyRequestGoesThroughTheEgressProxyButThoseToExcludedHosts() throws Exception {
