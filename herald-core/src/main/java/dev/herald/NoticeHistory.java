@@ -150,7 +150,8 @@ public final class NoticeHistory {
       c.setAutoCommit(false);
       try {
         int history = update(c, "UPDATE herald_notice_history SET payload = 'null', last_error = CASE WHEN"
-            + " last_error IS NULL THEN NULL ELSE '" + EXPUNGED + "' END WHERE id = ?", id);
+            + " last_error IS NULL THEN NULL ELSE '" + EXPUNGED + "' END, first_attempt_detail = CASE WHEN"
+            + " first_attempt_detail IS NULL THEN NULL ELSE '" + EXPUNGED + "' END WHERE id = ?", id);
         if (history == 0) {
           NoticeStatus live = liveStatus(c, id);
           c.rollback();

@@ -203,6 +203,10 @@ public abstract class NoticeStoreContract {
     execute(dialect.equals("mysql") ? "ALTER TABLE herald_definition MODIFY target VARCHAR(2000) NOT NULL"
         : "ALTER TABLE herald_definition ALTER COLUMN target SET NOT NULL");
     execute("DELETE FROM herald_schema_version WHERE version >= 13"); // and what came later, which migrate() then reapplies
+    for (String column : List.of("first_attempt_started_at", "first_attempt_ms", "first_attempt_outcome",
+        "first_attempt_detail", "first_attempt_node")) {
+      execute("ALTER TABLE herald_notice_history DROP COLUMN " + column);
+    }
     String sentinel = "https://per-notice-callback-url.invalid/";
     store.saveDefinition(NoticeDefinition.builder("callback").channel("http", sentinel).retry("10s").build(), T);
     store.saveDefinition(NoticeDefinition.builder("herald-alert-webhook")
@@ -627,10 +631,17 @@ public abstract class NoticeStoreContract {
     assertThat(apply(attempt(claimed, DeliveryResult.fail("refused"), T))).containsExactly(true);
     NoticeRow dead = store.find(claimed.id()).orElseThrow();
     assertThat(dead.status()).isEqualTo(DEAD);
+    List<Attempt> attempts = store.attempts(claimed.id());
+    assertThat(attempts).hasSize(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt WHERE notice_id = ?", claimed.id()))
+        .as("its only attempt kept in its history row").isZero();
 
     Instant later = T.plusSeconds(3_600);
     Change resend = Transitions.resend(dead, later);
     assertThat(apply(resend)).containsExactly(true);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt WHERE notice_id = ?", claimed.id()))
+        .as("given back to the attempt log").isEqualTo(1);
+    assertThat(store.attempts(claimed.id())).isEqualTo(attempts);
 
     NoticeRow live = store.find(claimed.id()).orElseThrow();
     assertThat(live).isEqualTo(resend.next());
@@ -649,6 +660,36 @@ public abstract class NoticeStoreContract {
     assertThat(store.find(claimed.id())).contains(live);
     assertThat(store.claim(new Claim("n2", later, later, later.plusSeconds(30), 10)))
         .containsExactly(leased(live, "n2", later.plusSeconds(30), later));
+  }
+
+  /**
+   * A notice that finishes at its first attempt (most deliveries) keeps that attempt in its history
+   * row: one row and one index entry less per delivery. Read back, it is the same attempt; a later
+   * attempt, or one that leaves the notice live, goes to the attempt log.
+   */
+  @Test
+  void aNoticeFinishedAtItsFirstAttemptKeepsThatAttemptInItsHistoryRow() throws SQLException {
+    NoticeRow once = claimOne(insert(row()));
+    Change delivered = attempt(once, DeliveryResult.delivered("200 OK\n" + "x".repeat(5000)), T);
+    NoticeRow twice = claimOne(insert(row()));
+    Change retried = attempt(twice, DeliveryResult.retry("503"), T);
+    assertThat(written(store.apply(List.of(delivered, retried)))).containsExactly(true, true);
+
+    Attempt a = delivered.attempt();
+    assertThat(store.attempts(once.id())).containsExactly(new Attempt(a.noticeId(), 1, a.startedAt(), a.duration(),
+        a.outcome(), Attempt.bound(a.detail()), a.node()));
+    assertThat(store.attempts(once.id()).getFirst().detail()).hasSize(Attempt.MAX_DETAIL);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt WHERE notice_id = ?", once.id())).isZero();
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt WHERE notice_id = ?", twice.id()))
+        .as("a retry leaves the notice live: logged").isEqualTo(1);
+
+    NoticeRow retrying = claimOne(store.find(twice.id()).orElseThrow(), T.plusSeconds(10));
+    Change second = attempt(retrying, DeliveryResult.delivered(), T.plusSeconds(10));
+    assertThat(apply(second)).containsExactly(true);
+    assertThat(store.attempts(twice.id())).containsExactly(retried.attempt(), second.attempt());
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt WHERE notice_id = ?", twice.id())).isEqualTo(2);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history WHERE first_attempt_outcome IS NOT NULL"))
+        .isEqualTo(1);
   }
 
   @Test
@@ -1066,7 +1107,9 @@ public abstract class NoticeStoreContract {
     NoticeRow recent = archive(row().key("recent"), DEAD, T.minusSeconds(3600));
     NoticeRow live = claimOne(insert(row().key("live")));
     assertThat(apply(attempt(live, DeliveryResult.retry("x"), T))).containsExactly(true);
-    assertThat(count("SELECT COUNT(*) FROM herald_attempt")).isEqualTo(6);
+    // each archived notice finished at its first attempt and keeps it in its history row
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM herald_notice_history WHERE first_attempt_outcome IS NOT NULL")).isEqualTo(5);
     Instant before = T.minusSeconds(90 * 60);
 
     assertThat(store.purgeHistory(before, 3)).isEqualTo(3);
@@ -1084,7 +1127,7 @@ public abstract class NoticeStoreContract {
     assertThat(store.attempts(live.id())).hasSize(1);
     assertThat(count("SELECT COUNT(*) FROM herald_notice_history")).isEqualTo(1);
     assertThat(count("SELECT COUNT(*) FROM herald_idempotency")).isEqualTo(2);
-    assertThat(count("SELECT COUNT(*) FROM herald_attempt")).isEqualTo(2);
+    assertThat(count("SELECT COUNT(*) FROM herald_attempt")).isEqualTo(1);
 
     NoticeRow reused = row().key("old-1").build();
     assertThat(insertResult(reused)).as("a purged key is free again").isEqualTo(new InsertResult(reused, true));

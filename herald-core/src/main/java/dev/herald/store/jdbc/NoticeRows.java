@@ -26,8 +26,15 @@ final class NoticeRows {
   static final int LIVE_COLUMN_COUNT = 20;
   static final String INSERT_LIVE =
       "INSERT INTO herald_notice (" + LIVE_COLUMNS + ") VALUES " + LIVE_VALUES;
+  /**
+   * A notice that finished at its first attempt keeps that attempt in its history row (V14/V15), not
+   * in {@code herald_attempt}: these columns, in {@link Attempt}'s order after the notice id and number.
+   */
+  static final String FIRST_ATTEMPT_COLUMNS =
+      "first_attempt_started_at, first_attempt_ms, first_attempt_outcome, first_attempt_detail, first_attempt_node";
   static final String INSERT_HISTORY =
-      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ", " + FIRST_ATTEMPT_COLUMNS + ")"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   static final String DELETE_LIVE = "DELETE FROM herald_notice WHERE id = ? AND version = ?";
   static final String DELETE_HISTORY = "DELETE FROM herald_notice_history WHERE id = ? AND version = ?";
 
@@ -113,7 +120,25 @@ final class NoticeRows {
     return sb;
   }
 
-  void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
+  /** Binds {@link #INSERT_HISTORY}: the row, and the attempt it keeps ({@code firstAttempt}, or null). */
+  void bindHistory(PreparedStatement ps, NoticeRow row, Attempt firstAttempt) throws SQLException {
+    bindHistory(ps, row);
+    if (firstAttempt == null) {
+      ps.setNull(19, Types.BIGINT);
+      ps.setNull(20, Types.BIGINT);
+      ps.setNull(21, Types.VARCHAR);
+      ps.setNull(22, Types.VARCHAR);
+      ps.setNull(23, Types.VARCHAR);
+      return;
+    }
+    ps.setLong(19, firstAttempt.startedAt().toEpochMilli());
+    ps.setLong(20, firstAttempt.duration().toMillis());
+    ps.setString(21, firstAttempt.outcome().name());
+    ps.setString(22, dialect.text(Attempt.bound(firstAttempt.detail())));
+    ps.setString(23, firstAttempt.node());
+  }
+
+  private void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
     Notice n = row.notice();
     dialect.setId(ps, 1, n.id());
     ps.setString(2, n.definition());

@@ -57,10 +57,14 @@ final class NoticeSearch extends StorePart {
   List<Attempt> attempts(UUID noticeId) {
     return inTransaction("read attempts of " + noticeId, c -> {
       List<Attempt> out = new ArrayList<>();
+      // with the attempt a notice that finished at its first attempt keeps in its history row
       try (PreparedStatement ps = c.prepareStatement(
           "SELECT notice_id, number, started_at, duration_ms, outcome, detail, node FROM herald_attempt"
-              + " WHERE notice_id = ? ORDER BY number")) {
+              + " WHERE notice_id = ? UNION ALL SELECT id, 1, first_attempt_started_at, first_attempt_ms,"
+              + " first_attempt_outcome, first_attempt_detail, first_attempt_node FROM herald_notice_history"
+              + " WHERE id = ? AND first_attempt_outcome IS NOT NULL ORDER BY number")) {
         dialect.setId(ps, 1, noticeId);
+        dialect.setId(ps, 2, noticeId);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             out.add(new Attempt(

@@ -101,6 +101,22 @@ final class NoticeTallies extends StorePart {
           }
         }
       }
+      // The attempts history rows keep (notices finished at their first attempt). Such a notice
+      // finished after its attempt started, so its finish time bounds the search through its index.
+      List<Object> args = new ArrayList<>(List.of(from.toEpochMilli(), from.toEpochMilli(), to.toEpochMilli()));
+      String kept = "SELECT n.first_attempt_started_at, n.first_attempt_outcome, n.fire_at FROM herald_notice_history n"
+          + " WHERE n.finished_at >= ? AND n.first_attempt_started_at >= ? AND n.first_attempt_started_at < ?"
+          + Conditions.andDefinitionAndScope(definition, scope, args) + " ORDER BY n.first_attempt_started_at DESC";
+      try (PreparedStatement ps = c.prepareStatement(kept)) {
+        bind(ps, args, 1);
+        ps.setMaxRows(max);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(new AttemptSample(Instant.ofEpochMilli(rs.getLong(1)),
+                DeliveryResult.Outcome.valueOf(rs.getString(2)), 1, Instant.ofEpochMilli(rs.getLong(3))));
+          }
+        }
+      }
       out.sort((a, b) -> b.startedAt().compareTo(a.startedAt()));
       return out.size() > max ? new ArrayList<>(out.subList(0, max)) : out;
     });

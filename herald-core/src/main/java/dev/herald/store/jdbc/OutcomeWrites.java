@@ -1,9 +1,5 @@
 package dev.herald.store.jdbc;
 
-import static dev.herald.store.jdbc.NoticeRows.INSERT_LIVE;
-import static dev.herald.store.jdbc.NoticeRows.INSERT_HISTORY;
-import static dev.herald.store.jdbc.NoticeRows.DELETE_LIVE;
-import static dev.herald.store.jdbc.NoticeRows.DELETE_HISTORY;
 import static dev.herald.store.jdbc.NoticeRows.millis;
 import static dev.herald.store.jdbc.NoticeRows.setLong;
 
@@ -58,9 +54,13 @@ final class OutcomeWrites extends StorePart {
   }
 
   private List<Applied> applyAll(Connection c, List<Change> changes) throws SQLException {
-    boolean[] applied = write(c, changes);
+    boolean[] keepsAttempt = new boolean[changes.size()];
+    for (int i = 0; i < changes.size(); i++) {
+      keepsAttempt[i] = keepsItsAttempt(changes.get(i));
+    }
+    boolean[] applied = write(c, changes, keepsAttempt);
     boolean[] confirmed = consumeEarlyConfirmations(c, changes, applied);
-    insertAttempts(c, changes, applied);
+    insertAttempts(c, changes, applied, keepsAttempt);
     boolean[] alerting = applied.clone();
     for (int i = 0; i < alerting.length; i++) {
       alerting[i] &= !confirmed[i]; // a confirmed notice raises no alert
@@ -71,6 +71,15 @@ final class OutcomeWrites extends StorePart {
       out.add(confirmed[i] ? Applied.CONFIRMED : applied[i] ? Applied.APPLIED : Applied.STALE);
     }
     return out;
+  }
+
+  /**
+   * Whether the change's history row keeps its attempt: the notice finishes at its first attempt
+   * (most deliveries), so one row less is written to {@code herald_attempt}.
+   */
+  static boolean keepsItsAttempt(Change ch) {
+    return ch.attempt() != null && ch.attempt().number() == 1 && !ch.expected().status().isFinished()
+        && ch.next().status().isFinished();
   }
 
   /**
@@ -104,7 +113,7 @@ final class OutcomeWrites extends StorePart {
         from.add(i);
       }
     }
-    boolean[] done = write(c, follow);
+    boolean[] done = write(c, follow, new boolean[follow.size()]); // confirmations carry no attempt
     for (int k = 0; k < done.length; k++) {
       if (!done[k]) { // the row was written a moment ago, in this transaction
         throw new SQLException("notice " + follow.get(k).expected().id() + " changed inside its own transaction");
@@ -115,7 +124,7 @@ final class OutcomeWrites extends StorePart {
   }
 
   /** The version-checked writes of the changes' rows (live, history, or between them); true where one applied. */
-  private boolean[] write(Connection c, List<Change> changes) throws SQLException {
+  private boolean[] write(Connection c, List<Change> changes, boolean[] keepsAttempt) throws SQLException {
     boolean[] applied = new boolean[changes.size()];
     List<Integer> updates = new ArrayList<>();
     List<Integer> archives = new ArrayList<>();
@@ -170,10 +179,10 @@ final class OutcomeWrites extends StorePart {
       }
     }
     if (!archives.isEmpty()) {
-      archive.moveRows(c, changes, archives, applied, DELETE_LIVE, INSERT_HISTORY, true);
+      archive.archive(c, changes, archives, applied, keepsAttempt);
     }
     if (!restores.isEmpty()) {
-      archive.moveRows(c, changes, restores, applied, DELETE_HISTORY, INSERT_LIVE, false);
+      archive.restore(c, changes, restores, applied);
     }
     if (!finishedAgain.isEmpty()) {
       finishedAgain.sort(byId);
@@ -212,21 +221,16 @@ final class OutcomeWrites extends StorePart {
     }
   }
 
-  private void insertAttempts(Connection c, List<Change> changes, boolean[] applied) throws SQLException {
+  private void insertAttempts(Connection c, List<Change> changes, boolean[] applied, boolean[] keptInHistory)
+      throws SQLException {
     boolean any = false;
     try (PreparedStatement ps = c.prepareStatement(INSERT_ATTEMPT)) {
       for (int i = 0; i < changes.size(); i++) {
         Attempt a = changes.get(i).attempt();
-        if (a == null || !applied[i]) {
+        if (a == null || !applied[i] || keptInHistory[i]) {
           continue;
         }
-        dialect.setId(ps, 1, a.noticeId());
-        ps.setInt(2, a.number());
-        ps.setLong(3, a.startedAt().toEpochMilli());
-        ps.setLong(4, a.duration().toMillis());
-        ps.setString(5, a.outcome().name());
-        ps.setString(6, dialect.text(Attempt.bound(a.detail())));
-        ps.setString(7, a.node());
+        bindAttempt(ps, a, dialect);
         ps.addBatch();
         any = true;
       }
@@ -234,6 +238,17 @@ final class OutcomeWrites extends StorePart {
         ps.executeBatch();
       }
     }
+  }
+
+  /** Binds {@link #INSERT_ATTEMPT}. */
+  static void bindAttempt(PreparedStatement ps, Attempt a, Dialect dialect) throws SQLException {
+    dialect.setId(ps, 1, a.noticeId());
+    ps.setInt(2, a.number());
+    ps.setLong(3, a.startedAt().toEpochMilli());
+    ps.setLong(4, a.duration().toMillis());
+    ps.setString(5, a.outcome().name());
+    ps.setString(6, dialect.text(Attempt.bound(a.detail())));
+    ps.setString(7, a.node());
   }
 
   private void bindUpdate(PreparedStatement ps, Change ch) throws SQLException {

@@ -49,8 +49,9 @@ abstract class StorePart {
     return rows;
   }
 
-  protected final void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {
-    rows.bindHistory(ps, row);
+  protected final void bindHistory(PreparedStatement ps, NoticeRow row, dev.herald.Attempt firstAttempt)
+      throws SQLException {
+    rows.bindHistory(ps, row, firstAttempt);
   }
 
   protected final NoticeRow readLive(ResultSet rs) throws SQLException {
