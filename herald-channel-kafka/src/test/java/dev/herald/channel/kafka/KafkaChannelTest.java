@@ -111,6 +111,20 @@ class KafkaChannelTest {
     assertThat(header(r, "traceparent")).isEqualTo(tp);
   }
 
+  /** The broker's health is timed by the channel's clock, as every other time the channel keeps. */
+  @Test
+  void theBrokersHealthIsTimedByTheChannelsClock() {
+    java.time.Instant at = java.time.Instant.parse("2031-05-06T07:08:09Z");
+    KafkaChannel kafka = channel().clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC)).build();
+    ManualRunner runner = herald(kafka, NoticeDefinition.builder("order-paid").channel("kafka", "orders.paid").build());
+    last().enqueue("order-paid", "{\"order\":1}");
+    runner.runDue();
+
+    dev.herald.spi.PeerStatus broker = kafka.peers().getFirst();
+    assertThat(broker.state()).isEqualTo(dev.herald.spi.PeerStatus.State.UP);
+    assertThat(broker.lastSuccessAt()).isEqualTo(at);
+  }
+
   @Test
   void theKeyComesFromThePayloadAndANoticesTargetOverridesTheTopic() {
     ManualRunner runner = herald(channel().build(), NoticeDefinition.builder("order-paid").channel("kafka", "orders.paid")
