@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -89,8 +90,30 @@ final class AotCacheCommand {
         : "-XX:AOTCache=" + cache + "\n";
   }
 
+  /**
+   * What the training and check JVMs inherit of this environment: what a JVM needs to run, nothing
+   * that configures the server ({@code SPRING_*}, {@code HERALD_*}) or the JVM ({@code
+   * JAVA_TOOL_OPTIONS} may load agents or set properties). The first start of the launcher trains in
+   * the server's own environment, production settings included.
+   */
+  static Map<String, String> trainingEnvironment(Map<String, String> parent) {
+    Map<String, String> kept = new java.util.TreeMap<>();
+    for (String name : List.of("PATH", "HOME", "USER", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+        "JAVA_HOME", "SystemRoot", "windir")) {
+      if (parent.containsKey(name)) {
+        kept.put(name, parent.get(name));
+      }
+    }
+    return kept;
+  }
+
   private static int exec(List<String> command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(new ArrayList<>(command)).inheritIO().start();
+    ProcessBuilder builder = new ProcessBuilder(new ArrayList<>(command)).inheritIO();
+    Map<String, String> env = builder.environment();
+    Map<String, String> kept = trainingEnvironment(env);
+    env.clear();
+    env.putAll(kept);
+    Process p = builder.start();
     if (!p.waitFor(TRAINING_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
       p.destroyForcibly();
       return -1;

@@ -27,7 +27,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * seconds, done once so that the classes it loads and the methods it runs hot are in the cache. Starts
  * the server on an embedded H2 in a temporary folder and a free loopback port, creates callbacks through
  * {@code POST /api/v1/notices} (batches of 100 and 1,000, due now and in the next seconds) to a receiver
- * in this JVM, reads some back, waits until every callback arrived, and stops.
+ * in this JVM, reads some back, waits until every callback arrived, and stops. It reads none of the
+ * operator's settings (environment, system properties, configuration files): it runs where the server
+ * will run, and must not reach its database or its queues.
  */
 final class AotTraining {
   /** Callbacks the run creates: enough for the create and delivery paths to be compiled. */
@@ -53,9 +55,12 @@ final class AotTraining {
     });
     receiver.start();
     String token = "hrd_training_" + UUID.randomUUID().toString().replace("-", "");
-    ConfigurableApplicationContext server = HeraldServer.builder().run("--server.port=0",
+    // Only these settings: the training runs where the server will, often with the production
+    // database, intakes and tokens in its environment and configuration files, and must touch none.
+    ConfigurableApplicationContext server = HeraldServer.builder().environment(isolated()).run("--server.port=0",
         "--server.address=127.0.0.1", "--herald.server.data-dir=" + dir, "--herald.server.bootstrap-admin-token=" + token,
-        "--herald.http.allow=127.0.0.1", "--logging.level.root=WARN", "--spring.main.banner-mode=off");
+        "--herald.http.allow=127.0.0.1", "--logging.level.root=WARN", "--spring.main.banner-mode=off",
+        "--spring.config.location=optional:classpath:/", "--herald.node-id=aot-training");
     try {
       String api = "http://127.0.0.1:" + server.getEnvironment().getProperty("local.server.port") + "/api/v1";
       String callbackUrl = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/callback";
@@ -81,6 +86,19 @@ final class AotTraining {
       receiver.stop(0);
       deleteTree(dir);
     }
+  }
+
+  /**
+   * An environment without the process's environment variables and system properties: Spring Boot
+   * would otherwise bind {@code SPRING_DATASOURCE_URL}, {@code HERALD_*} intakes and the like.
+   */
+  static org.springframework.core.env.StandardEnvironment isolated() {
+    return new org.springframework.core.env.StandardEnvironment() {
+      @Override
+      protected void customizePropertySources(org.springframework.core.env.MutablePropertySources sources) {
+        // none: the command line's arguments and the jar's own defaults only
+      }
+    };
   }
 
   private static String batchBody(String url, int n, int round) {
