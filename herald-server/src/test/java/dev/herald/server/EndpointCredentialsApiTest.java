@@ -70,7 +70,9 @@ class EndpointCredentialsApiTest extends ServerTest {
       assertThat(new SigningCheck(secret).verifies(got)).as("signed with the secret shown at creation").isTrue();
 
       JsonNode delivery = admin.get("/api/v1/events/" + event).json().get("deliveries").get(0);
-      String log = notice(delivery.get("noticeId").asString()).get("attemptLog").get(0).get("detail").asString();
+      // the receiver has the request before the outcome is recorded: wait for the record
+      JsonNode delivered = awaitStatus(delivery.get("noticeId").asString(), "SUCCEEDED", Duration.ofSeconds(10));
+      String log = delivered.get("attemptLog").get(0).get("detail").asString();
       assertThat(log).contains("> x-api-key: ****").doesNotContain("k-sealed-123");
 
       // a rotated secret is sealed too, and both sign
