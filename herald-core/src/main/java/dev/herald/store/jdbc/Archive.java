@@ -4,12 +4,13 @@ import static dev.herald.store.jdbc.NoticeRows.DELETE_HISTORY;
 import static dev.herald.store.jdbc.NoticeRows.DELETE_LIVE;
 import static dev.herald.store.jdbc.NoticeRows.FIRST_ATTEMPT_COLUMNS;
 import static dev.herald.store.jdbc.NoticeRows.HISTORY_COLUMNS;
+import static dev.herald.store.jdbc.NoticeRows.INSERT_ATTEMPT;
 import static dev.herald.store.jdbc.NoticeRows.INSERT_HISTORY;
 import static dev.herald.store.jdbc.NoticeRows.INSERT_LIVE;
+import static dev.herald.store.jdbc.NoticeRows.KEPT_ATTEMPT_AS_LOGGED;
 import static dev.herald.store.jdbc.NoticeRows.millis;
 
 import dev.herald.Attempt;
-import dev.herald.DeliveryResult;
 import dev.herald.Notice;
 import dev.herald.spi.Change;
 import dev.herald.spi.NoticeRow;
@@ -17,8 +18,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,8 +51,17 @@ final class Archive extends StorePart {
           + " INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ", " + FIRST_ATTEMPT_COLUMNS + ")"
           + " SELECT * FROM moved RETURNING id";
 
-  private void archiveSetBased(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied,
-      boolean[] keepsAttempt) throws SQLException {
+  /**
+   * Whether the change's history row keeps its attempt: the notice finishes at its first attempt
+   * (most deliveries), so one row less is written to {@code herald_attempt}.
+   */
+  static boolean keepsItsAttempt(Change ch) {
+    return ch.attempt() != null && ch.attempt().number() == 1 && !ch.expected().status().isFinished()
+        && ch.next().status().isFinished();
+  }
+
+  private void archiveSetBased(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied)
+      throws SQLException {
     List<Integer> ordered = new ArrayList<>(indexes);
     ordered.sort(java.util.Comparator.comparing(i -> changes.get(i).expected().id()));
     int n = ordered.size();
@@ -89,7 +97,7 @@ final class Archive extends StorePart {
       descriptions[k] = dialect.text(nn.description());
       updated[k] = nn.updatedAt().toEpochMilli();
       finished[k] = nn.finishedAt().toEpochMilli();
-      if (keepsAttempt[ordered.get(k)]) {
+      if (keepsItsAttempt(ch)) {
         Attempt a = ch.attempt();
         attemptStarted[k] = a.startedAt().toEpochMilli();
         attemptMs[k] = a.duration().toMillis();
@@ -126,12 +134,11 @@ final class Archive extends StorePart {
 
   /**
    * Moves finished notices' rows to history: deletes each live row (version-checked), then inserts
-   * its history row, with its attempt where {@code keepsAttempt} says the row keeps it.
+   * its history row, with its attempt where it {@linkplain #keepsItsAttempt keeps it}.
    */
-  void archive(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied, boolean[] keepsAttempt)
-      throws SQLException {
+  void archive(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied) throws SQLException {
     if (dialect.archivesSetBased()) {
-      archiveSetBased(c, changes, indexes, applied, keepsAttempt);
+      archiveSetBased(c, changes, indexes, applied);
       return;
     }
     deleteVersionChecked(c, DELETE_LIVE, changes, indexes, applied);
@@ -139,7 +146,8 @@ final class Archive extends StorePart {
     try (PreparedStatement ps = c.prepareStatement(INSERT_HISTORY)) {
       for (int i : indexes) {
         if (applied[i]) {
-          bindHistory(ps, changes.get(i).next(), keepsAttempt[i] ? changes.get(i).attempt() : null);
+          Change ch = changes.get(i);
+          bindHistory(ps, ch.next(), keepsItsAttempt(ch) ? ch.attempt() : null);
           ps.addBatch();
           any = true;
         }
@@ -157,17 +165,14 @@ final class Archive extends StorePart {
    */
   void restore(Connection c, List<Change> changes, List<Integer> indexes, boolean[] applied) throws SQLException {
     java.util.Map<Integer, Attempt> kept = new java.util.HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT version, " + FIRST_ATTEMPT_COLUMNS
+    try (PreparedStatement ps = c.prepareStatement("SELECT version, " + KEPT_ATTEMPT_AS_LOGGED
         + " FROM herald_notice_history WHERE id = ? FOR UPDATE")) {
       for (int i : indexes) {
         NoticeRow expected = changes.get(i).expected();
         dialect.setId(ps, 1, expected.id());
         try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next() && rs.getLong("version") == expected.version() && rs.getString("first_attempt_outcome") != null) {
-            kept.put(i, new Attempt(expected.id(), 1, Instant.ofEpochMilli(rs.getLong("first_attempt_started_at")),
-                Duration.ofMillis(rs.getLong("first_attempt_ms")),
-                DeliveryResult.Outcome.valueOf(rs.getString("first_attempt_outcome")),
-                rs.getString("first_attempt_detail"), rs.getString("first_attempt_node")));
+          if (rs.next() && rs.getLong("version") == expected.version() && rs.getString("outcome") != null) {
+            kept.put(i, readAttempt(rs));
           }
         }
       }
@@ -191,9 +196,9 @@ final class Archive extends StorePart {
       }
     }
     if (!back.isEmpty()) {
-      try (PreparedStatement ps = c.prepareStatement(OutcomeWrites.INSERT_ATTEMPT)) {
+      try (PreparedStatement ps = c.prepareStatement(INSERT_ATTEMPT)) {
         for (Attempt a : back) {
-          OutcomeWrites.bindAttempt(ps, a, dialect);
+          bindAttempt(ps, a);
           ps.addBatch();
         }
         ps.executeBatch();

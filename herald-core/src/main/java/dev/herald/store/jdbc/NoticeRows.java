@@ -1,6 +1,7 @@
 package dev.herald.store.jdbc;
 
 import dev.herald.Attempt;
+import dev.herald.DeliveryResult;
 import dev.herald.Notice;
 import dev.herald.NoticeStatus;
 import dev.herald.spi.NoticeRow;
@@ -8,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 
 /** The notice tables' columns, and how a {@link NoticeRow} is bound to a statement and read back from a row. */
@@ -32,6 +34,14 @@ final class NoticeRows {
    */
   static final String FIRST_ATTEMPT_COLUMNS =
       "first_attempt_started_at, first_attempt_ms, first_attempt_outcome, first_attempt_detail, first_attempt_node";
+  /** The attempt log's columns, as {@link #readAttempt} reads them. */
+  static final String ATTEMPT_COLUMNS = "notice_id, number, started_at, duration_ms, outcome, detail, node";
+  /** A history row's kept attempt under {@link #ATTEMPT_COLUMNS}' names (for rows that keep one). */
+  static final String KEPT_ATTEMPT_AS_LOGGED = "id AS notice_id, 1 AS number, first_attempt_started_at AS started_at,"
+      + " first_attempt_ms AS duration_ms, first_attempt_outcome AS outcome, first_attempt_detail AS detail,"
+      + " first_attempt_node AS node";
+  static final String INSERT_ATTEMPT =
+      "INSERT INTO herald_attempt (" + ATTEMPT_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)";
   static final String INSERT_HISTORY =
       "INSERT INTO herald_notice_history (" + HISTORY_COLUMNS + ", " + FIRST_ATTEMPT_COLUMNS + ")"
           + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -129,13 +139,32 @@ final class NoticeRows {
       ps.setNull(21, Types.VARCHAR);
       ps.setNull(22, Types.VARCHAR);
       ps.setNull(23, Types.VARCHAR);
-      return;
+    } else {
+      bindAttemptFields(ps, 19, firstAttempt);
     }
-    ps.setLong(19, firstAttempt.startedAt().toEpochMilli());
-    ps.setLong(20, firstAttempt.duration().toMillis());
-    ps.setString(21, firstAttempt.outcome().name());
-    ps.setString(22, dialect.text(Attempt.bound(firstAttempt.detail())));
-    ps.setString(23, firstAttempt.node());
+  }
+
+  /** Binds {@link #INSERT_ATTEMPT}. */
+  void bindAttempt(PreparedStatement ps, Attempt a) throws SQLException {
+    dialect.setId(ps, 1, a.noticeId());
+    ps.setInt(2, a.number());
+    bindAttemptFields(ps, 3, a);
+  }
+
+  /** An attempt's start, duration, outcome, detail and node, from parameter {@code at}. */
+  private void bindAttemptFields(PreparedStatement ps, int at, Attempt a) throws SQLException {
+    ps.setLong(at, a.startedAt().toEpochMilli());
+    ps.setLong(at + 1, a.duration().toMillis());
+    ps.setString(at + 2, a.outcome().name());
+    ps.setString(at + 3, dialect.text(Attempt.bound(a.detail())));
+    ps.setString(at + 4, a.node());
+  }
+
+  /** An attempt from a row with {@link #ATTEMPT_COLUMNS}. */
+  Attempt readAttempt(ResultSet rs) throws SQLException {
+    return new Attempt(dialect.getId(rs, "notice_id"), rs.getInt("number"),
+        Instant.ofEpochMilli(rs.getLong("started_at")), Duration.ofMillis(rs.getLong("duration_ms")),
+        DeliveryResult.Outcome.valueOf(rs.getString("outcome")), rs.getString("detail"), rs.getString("node"));
   }
 
   private void bindHistory(PreparedStatement ps, NoticeRow row) throws SQLException {

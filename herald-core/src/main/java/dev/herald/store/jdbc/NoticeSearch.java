@@ -1,10 +1,11 @@
 package dev.herald.store.jdbc;
 
+import static dev.herald.store.jdbc.NoticeRows.ATTEMPT_COLUMNS;
+import static dev.herald.store.jdbc.NoticeRows.KEPT_ATTEMPT_AS_LOGGED;
 import static dev.herald.store.jdbc.NoticeRows.LIVE_COLUMNS;
 import static dev.herald.store.jdbc.NoticeRows.HISTORY_COLUMNS;
 
 import dev.herald.Attempt;
-import dev.herald.DeliveryResult;
 import dev.herald.Notice;
 import dev.herald.InvalidInputException;
 import dev.herald.NoticeCriteria;
@@ -16,7 +17,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,23 +58,14 @@ final class NoticeSearch extends StorePart {
     return inTransaction("read attempts of " + noticeId, c -> {
       List<Attempt> out = new ArrayList<>();
       // with the attempt a notice that finished at its first attempt keeps in its history row
-      try (PreparedStatement ps = c.prepareStatement(
-          "SELECT notice_id, number, started_at, duration_ms, outcome, detail, node FROM herald_attempt"
-              + " WHERE notice_id = ? UNION ALL SELECT id, 1, first_attempt_started_at, first_attempt_ms,"
-              + " first_attempt_outcome, first_attempt_detail, first_attempt_node FROM herald_notice_history"
-              + " WHERE id = ? AND first_attempt_outcome IS NOT NULL ORDER BY number")) {
+      try (PreparedStatement ps = c.prepareStatement("SELECT " + ATTEMPT_COLUMNS + " FROM herald_attempt"
+          + " WHERE notice_id = ? UNION ALL SELECT " + KEPT_ATTEMPT_AS_LOGGED + " FROM herald_notice_history"
+          + " WHERE id = ? AND first_attempt_outcome IS NOT NULL ORDER BY number")) {
         dialect.setId(ps, 1, noticeId);
         dialect.setId(ps, 2, noticeId);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            out.add(new Attempt(
-                dialect.getId(rs, "notice_id"),
-                rs.getInt("number"),
-                Instant.ofEpochMilli(rs.getLong("started_at")),
-                Duration.ofMillis(rs.getLong("duration_ms")),
-                DeliveryResult.Outcome.valueOf(rs.getString("outcome")),
-                rs.getString("detail"),
-                rs.getString("node")));
+            out.add(readAttempt(rs));
           }
         }
       }

@@ -85,11 +85,18 @@ final class NoticeTallies extends StorePart {
   List<AttemptSample> attemptSamples(Instant from, Instant to, String definition, NoticeScope scope, int max) {
     return inTransaction("read attempts for charts", c -> {
       List<AttemptSample> out = new ArrayList<>();
-      for (String table : List.of("herald_notice", "herald_notice_history")) {
-        List<Object> args = new ArrayList<>(List.of(from.toEpochMilli(), to.toEpochMilli()));
-        String sql = "SELECT a.started_at, a.outcome, a.number, n.fire_at FROM herald_attempt a JOIN " + table
-            + " n ON n.id = a.notice_id WHERE a.started_at >= ? AND a.started_at < ?"
-            + Conditions.andDefinitionAndScope(definition, scope, args) + " ORDER BY a.started_at DESC";
+      // The attempt log of live and of archived notices, and the attempts history rows keep (notices
+      // finished at their first attempt): such a notice finished after its attempt started, so its
+      // finish time bounds that search through its index.
+      String logged = "SELECT a.started_at, a.outcome, a.number, n.fire_at FROM herald_attempt a JOIN %s n"
+          + " ON n.id = a.notice_id WHERE a.started_at >= ? AND a.started_at < ?";
+      String kept = "SELECT n.first_attempt_started_at, n.first_attempt_outcome, 1, n.fire_at FROM herald_notice_history n"
+          + " WHERE n.finished_at >= ? AND n.first_attempt_started_at >= ? AND n.first_attempt_started_at < ?";
+      for (String source : List.of(logged.formatted("herald_notice"), logged.formatted("herald_notice_history"), kept)) {
+        List<Object> args = new ArrayList<>(source.equals(kept)
+            ? List.of(from.toEpochMilli(), from.toEpochMilli(), to.toEpochMilli())
+            : List.of(from.toEpochMilli(), to.toEpochMilli()));
+        String sql = source + Conditions.andDefinitionAndScope(definition, scope, args) + " ORDER BY 1 DESC";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
           bind(ps, args, 1);
           ps.setMaxRows(max);
@@ -98,22 +105,6 @@ final class NoticeTallies extends StorePart {
               out.add(new AttemptSample(Instant.ofEpochMilli(rs.getLong(1)),
                   DeliveryResult.Outcome.valueOf(rs.getString(2)), rs.getInt(3), Instant.ofEpochMilli(rs.getLong(4))));
             }
-          }
-        }
-      }
-      // The attempts history rows keep (notices finished at their first attempt). Such a notice
-      // finished after its attempt started, so its finish time bounds the search through its index.
-      List<Object> args = new ArrayList<>(List.of(from.toEpochMilli(), from.toEpochMilli(), to.toEpochMilli()));
-      String kept = "SELECT n.first_attempt_started_at, n.first_attempt_outcome, n.fire_at FROM herald_notice_history n"
-          + " WHERE n.finished_at >= ? AND n.first_attempt_started_at >= ? AND n.first_attempt_started_at < ?"
-          + Conditions.andDefinitionAndScope(definition, scope, args) + " ORDER BY n.first_attempt_started_at DESC";
-      try (PreparedStatement ps = c.prepareStatement(kept)) {
-        bind(ps, args, 1);
-        ps.setMaxRows(max);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            out.add(new AttemptSample(Instant.ofEpochMilli(rs.getLong(1)),
-                DeliveryResult.Outcome.valueOf(rs.getString(2)), 1, Instant.ofEpochMilli(rs.getLong(3))));
           }
         }
       }

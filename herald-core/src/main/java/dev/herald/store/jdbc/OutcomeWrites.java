@@ -1,5 +1,6 @@
 package dev.herald.store.jdbc;
 
+import static dev.herald.store.jdbc.NoticeRows.INSERT_ATTEMPT;
 import static dev.herald.store.jdbc.NoticeRows.millis;
 import static dev.herald.store.jdbc.NoticeRows.setLong;
 
@@ -42,9 +43,6 @@ final class OutcomeWrites extends StorePart {
           + " fire_at = ?, target = ? WHERE id = ? AND version = ?";
   /** Written only when an edit changed the payload, so that retries never rewrite it. */
   static final String UPDATE_PAYLOAD = "UPDATE herald_notice SET payload = ? WHERE id = ? AND version = ?";
-  static final String INSERT_ATTEMPT =
-      "INSERT INTO herald_attempt (notice_id, number, started_at, duration_ms, outcome, detail, node)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?)";
 
   List<Applied> apply(List<Change> changes) {
     if (changes.isEmpty()) {
@@ -54,13 +52,9 @@ final class OutcomeWrites extends StorePart {
   }
 
   private List<Applied> applyAll(Connection c, List<Change> changes) throws SQLException {
-    boolean[] keepsAttempt = new boolean[changes.size()];
-    for (int i = 0; i < changes.size(); i++) {
-      keepsAttempt[i] = keepsItsAttempt(changes.get(i));
-    }
-    boolean[] applied = write(c, changes, keepsAttempt);
+    boolean[] applied = write(c, changes);
     boolean[] confirmed = consumeEarlyConfirmations(c, changes, applied);
-    insertAttempts(c, changes, applied, keepsAttempt);
+    insertAttempts(c, changes, applied);
     boolean[] alerting = applied.clone();
     for (int i = 0; i < alerting.length; i++) {
       alerting[i] &= !confirmed[i]; // a confirmed notice raises no alert
@@ -71,15 +65,6 @@ final class OutcomeWrites extends StorePart {
       out.add(confirmed[i] ? Applied.CONFIRMED : applied[i] ? Applied.APPLIED : Applied.STALE);
     }
     return out;
-  }
-
-  /**
-   * Whether the change's history row keeps its attempt: the notice finishes at its first attempt
-   * (most deliveries), so one row less is written to {@code herald_attempt}.
-   */
-  static boolean keepsItsAttempt(Change ch) {
-    return ch.attempt() != null && ch.attempt().number() == 1 && !ch.expected().status().isFinished()
-        && ch.next().status().isFinished();
   }
 
   /**
@@ -113,7 +98,7 @@ final class OutcomeWrites extends StorePart {
         from.add(i);
       }
     }
-    boolean[] done = write(c, follow, new boolean[follow.size()]); // confirmations carry no attempt
+    boolean[] done = write(c, follow);
     for (int k = 0; k < done.length; k++) {
       if (!done[k]) { // the row was written a moment ago, in this transaction
         throw new SQLException("notice " + follow.get(k).expected().id() + " changed inside its own transaction");
@@ -124,7 +109,7 @@ final class OutcomeWrites extends StorePart {
   }
 
   /** The version-checked writes of the changes' rows (live, history, or between them); true where one applied. */
-  private boolean[] write(Connection c, List<Change> changes, boolean[] keepsAttempt) throws SQLException {
+  private boolean[] write(Connection c, List<Change> changes) throws SQLException {
     boolean[] applied = new boolean[changes.size()];
     List<Integer> updates = new ArrayList<>();
     List<Integer> archives = new ArrayList<>();
@@ -179,7 +164,7 @@ final class OutcomeWrites extends StorePart {
       }
     }
     if (!archives.isEmpty()) {
-      archive.archive(c, changes, archives, applied, keepsAttempt);
+      archive.archive(c, changes, archives, applied);
     }
     if (!restores.isEmpty()) {
       archive.restore(c, changes, restores, applied);
@@ -221,16 +206,16 @@ final class OutcomeWrites extends StorePart {
     }
   }
 
-  private void insertAttempts(Connection c, List<Change> changes, boolean[] applied, boolean[] keptInHistory)
-      throws SQLException {
+  /** The applied changes' attempts, but those their history rows keep. */
+  private void insertAttempts(Connection c, List<Change> changes, boolean[] applied) throws SQLException {
     boolean any = false;
     try (PreparedStatement ps = c.prepareStatement(INSERT_ATTEMPT)) {
       for (int i = 0; i < changes.size(); i++) {
         Attempt a = changes.get(i).attempt();
-        if (a == null || !applied[i] || keptInHistory[i]) {
+        if (a == null || !applied[i] || Archive.keepsItsAttempt(changes.get(i))) {
           continue;
         }
-        bindAttempt(ps, a, dialect);
+        bindAttempt(ps, a);
         ps.addBatch();
         any = true;
       }
@@ -238,17 +223,6 @@ final class OutcomeWrites extends StorePart {
         ps.executeBatch();
       }
     }
-  }
-
-  /** Binds {@link #INSERT_ATTEMPT}. */
-  static void bindAttempt(PreparedStatement ps, Attempt a, Dialect dialect) throws SQLException {
-    dialect.setId(ps, 1, a.noticeId());
-    ps.setInt(2, a.number());
-    ps.setLong(3, a.startedAt().toEpochMilli());
-    ps.setLong(4, a.duration().toMillis());
-    ps.setString(5, a.outcome().name());
-    ps.setString(6, dialect.text(Attempt.bound(a.detail())));
-    ps.setString(7, a.node());
   }
 
   private void bindUpdate(PreparedStatement ps, Change ch) throws SQLException {

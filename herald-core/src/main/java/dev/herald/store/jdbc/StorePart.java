@@ -54,6 +54,14 @@ abstract class StorePart {
     rows.bindHistory(ps, row, firstAttempt);
   }
 
+  protected final void bindAttempt(PreparedStatement ps, dev.herald.Attempt a) throws SQLException {
+    rows.bindAttempt(ps, a);
+  }
+
+  protected final dev.herald.Attempt readAttempt(ResultSet rs) throws SQLException {
+    return rows.readAttempt(rs);
+  }
+
   protected final NoticeRow readLive(ResultSet rs) throws SQLException {
     return rows.readLive(rs);
   }
